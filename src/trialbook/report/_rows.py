@@ -1,0 +1,79 @@
+"""What a reviewer sees per eval × agent, as plain data the Markdown renderers turn into tables.
+
+The runner and the history store know far more than a reviewer needs; these records hold only what the
+job summary and the PR comment show, so the renderers stay pure and can be tested with golden strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..stats import DEFAULT_ALPHA, RegressionTest, regression_test
+
+__all__ = ["BaseResult", "ListedEval", "ReviewRow"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaseResult:
+    """The base ref's last recorded result for one eval × agent, read from history.
+
+    Attributes:
+        passed: trials that passed in that run.
+        trials: trials that ran in that run.
+        verdict: that run's verdict (``pass``, ``fail``, ``error`` or ``incomplete``).
+        commit: the commit it was recorded for, when history has it.
+    """
+
+    passed: int
+    trials: int
+    verdict: str
+    commit: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReviewRow:
+    """One eval × agent that ran in this job.
+
+    Attributes:
+        eval_id: the eval's id.
+        agent: the agent's name.
+        passed: trials that passed.
+        trials: trials that ran (unstarted trials are not counted).
+        verdict: ``pass``, ``fail``, ``error`` or ``incomplete``.
+        base: the base ref's last result, or ``None`` when history has none (a new eval or agent).
+        cost_usd: total cost of the trials, ``None`` when any agent could not report it.
+        duration_s: wall time of the trials, ``None`` when unknown.
+        alpha: significance level of the regression flag.
+    """
+
+    eval_id: str
+    agent: str
+    passed: int
+    trials: int
+    verdict: str
+    base: BaseResult | None
+    cost_usd: float | None
+    duration_s: float | None
+    alpha: float = DEFAULT_ALPHA
+
+    @property
+    def regression(self) -> RegressionTest | None:
+        """The comparison with the base, or ``None`` when there is nothing to compare with."""
+        if self.base is None or self.base.trials == 0 or self.trials == 0:
+            return None
+        return regression_test(self.base.passed, self.base.trials, self.passed, self.trials, alpha=self.alpha)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ListedEval:
+    """An eval × agent that did not run in this job, with the reason (cached, skipped, not started).
+
+    Attributes:
+        eval_id: the eval's id.
+        agent: the agent's name, or ``None`` when the reason applies to every agent of the eval.
+        reason: one short line, e.g. ``cache key unchanged since abc1234 (pass 3/3)``.
+    """
+
+    eval_id: str
+    agent: str | None
+    reason: str

@@ -1,0 +1,231 @@
+"""Markdown for reviewers: the job summary and the sticky PR comment (pure string building).
+
+Both show the same content so a reviewer who opens either sees the same verdicts. Rows that need a look
+(regressions, then anything that did not pass) come first. Values a reader could mistake are spelled out:
+an unknown cost is ``unknown``, never ``$0.00``; an eval with no history is ``new``, not ``0/0``.
+Secrets are masked by the caller before any text reaches these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..stats import REGRESSION_TEST_NAME
+from ._rows import BaseResult, ListedEval, ReviewRow
+
+__all__ = [
+    "COMMENT_LIMIT",
+    "STICKY_MARKER",
+    "BaseResult",
+    "ListedEval",
+    "ReviewRow",
+    "render_pr_comment",
+    "render_summary",
+]
+
+STICKY_MARKER = "<!-- trialbook:sticky -->"
+"""Hidden first line of the PR comment; the comment client finds the comment to update by it."""
+
+COMMENT_LIMIT = 65_000
+"""GitHub rejects issue comments over 65,536 characters; stay a little below."""
+
+_VERDICTS = {"pass": "✅ pass", "fail": "❌ fail", "error": "⚠️ error", "incomplete": "⏸️ incomplete"}
+_ESCAPES = str.maketrans(
+    {
+        "\\": "\\\\",
+        "|": "\\|",
+        "*": "\\*",
+        "_": "\\_",
+        "`": "\\`",
+        "[": "\\[",
+        "]": "\\]",
+        "~": "\\~",
+        "<": "&lt;",
+        ">": "&gt;",
+        "\r": " ",
+        "\n": " ",
+    }
+)
+
+
+def _text(value: str) -> str:
+    """Escape text so it renders literally inside a table cell or list item."""
+    return value.translate(_ESCAPES)
+
+
+def _verdict(verdict: str) -> str:
+    return _VERDICTS.get(verdict, _text(verdict))
+
+
+def _cost(value: float | None) -> str:
+    if value is None:
+        return "unknown"
+    if 0 < value < 0.01:
+        return f"${value:.4f}"
+    return f"${value:.2f}"
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "unknown"
+    whole = round(seconds)
+    if whole < 60:
+        return f"{seconds:.1f}s" if seconds < 10 else f"{whole}s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes}m {secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m"
+
+
+def _base(base: BaseResult | None) -> str:
+    if base is None:
+        return "new"
+    commit = f" @ {_text(base.commit[:7])}" if base.commit else ""
+    return f"{base.passed}/{base.trials} {_text(base.verdict)}{commit}"
+
+
+def _regression(row: ReviewRow) -> str:
+    test = row.regression
+    if test is None:
+        return "–"
+    flag = "🔻 **regressed**" if test.regressed else "no"
+    return f"{flag} (p={test.p_value:.3f})"
+
+
+def _order(row: ReviewRow) -> tuple[int, int, str, str]:
+    test = row.regression
+    return (
+        0 if test is not None and test.regressed else 1,
+        0 if row.verdict != "pass" else 1,
+        row.eval_id,
+        row.agent,
+    )
+
+
+def _counts(rows: Sequence[ReviewRow], cached: int, skipped: int, unstarted: int) -> str:
+    parts: list[str] = []
+    for verdict, label in (
+        ("pass", "passed"),
+        ("fail", "failed"),
+        ("error", "errored"),
+        ("incomplete", "incomplete"),
+    ):
+        count = sum(1 for row in rows if row.verdict == verdict)
+        if count:
+            parts.append(f"{count} {label}")
+    regressed = sum(1 for row in rows if (test := row.regression) is not None and test.regressed)
+    if regressed:
+        parts.append(f"{regressed} regressed")
+    for count, label in ((cached, "cached"), (skipped, "skipped"), (unstarted, "not started")):
+        if count:
+            parts.append(f"{count} {label}")
+    return " · ".join(parts) if parts else "nothing to run"
+
+
+def _table(rows: Sequence[ReviewRow]) -> list[str]:
+    lines = [
+        "| Eval | Agent | Trials passed | Verdict | Base | Regression | Cost | Duration |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in sorted(rows, key=_order):
+        cells = [
+            _text(row.eval_id),
+            _text(row.agent),
+            f"{row.passed}/{row.trials}",
+            _verdict(row.verdict),
+            _base(row.base),
+            _regression(row),
+            _cost(row.cost_usd),
+            _duration(row.duration_s),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _total_cost(rows: Sequence[ReviewRow]) -> str:
+    known = [row.cost_usd for row in rows if row.cost_usd is not None]
+    unknown = len(rows) - len(known)
+    if not known:
+        return "unknown"
+    total = _cost(sum(known))
+    return f"{total} (plus {unknown} unknown)" if unknown else total
+
+
+def _listing(heading: str, entries: Sequence[ListedEval]) -> list[str]:
+    if not entries:
+        return []
+    lines = ["", f"### {heading}", ""]
+    for entry in sorted(entries, key=lambda e: (e.eval_id, e.agent or "")):
+        who = f"{_text(entry.eval_id)} × {_text(entry.agent)}" if entry.agent else _text(entry.eval_id)
+        lines.append(f"- {who}: {_text(entry.reason)}")
+    return lines
+
+
+def render_summary(
+    rows: Sequence[ReviewRow],
+    *,
+    cached: Sequence[ListedEval] = (),
+    skipped: Sequence[ListedEval] = (),
+    unstarted: Sequence[ListedEval] = (),
+    artifact_url: str | None = None,
+    title: str = "trialbook evals",
+) -> str:
+    """The job summary: counts, one table row per eval × agent that ran, then what did not run and why.
+
+    Args:
+        rows: every eval × agent that ran in this job.
+        cached: entries reported from history because their cache key did not move.
+        skipped: entries left out on purpose (unchanged prompt, filter, other shard).
+        unstarted: entries the budget stopped before any trial ran.
+        artifact_url: link to the uploaded results folder, when known.
+        title: heading of the section; matrix jobs put their shard here.
+    """
+    lines = [f"## {_text(title)}", "", f"**{_counts(rows, len(cached), len(skipped), len(unstarted))}**"]
+    if rows:
+        lines += ["", *_table(rows), "", f"Total cost: {_total_cost(rows)}"]
+        alpha = rows[0].alpha
+        lines += [
+            "",
+            f"Regression: {REGRESSION_TEST_NAME} of this run's trials against the base's last recorded "
+            f"result (flagged at p ≤ {alpha:g}). It is exact for the handful of trials an eval runs, where "
+            "approximate tests mislead.",
+        ]
+    lines += _listing("Cached (not re-run)", cached)
+    lines += _listing("Skipped", skipped)
+    lines += _listing("Not started (budget reached)", unstarted)
+    lines.append("")
+    if artifact_url:
+        lines.append(f"Transcripts and evidence: [results artifact]({artifact_url})")
+    else:
+        lines.append("Transcripts and evidence: no artifact link available for this run.")
+    return "\n".join(lines) + "\n"
+
+
+def render_pr_comment(
+    rows: Sequence[ReviewRow],
+    *,
+    cached: Sequence[ListedEval] = (),
+    skipped: Sequence[ListedEval] = (),
+    unstarted: Sequence[ListedEval] = (),
+    artifact_url: str | None = None,
+    title: str = "trialbook evals",
+    run_url: str | None = None,
+    limit: int = COMMENT_LIMIT,
+) -> str:
+    """The sticky PR comment: the summary's content under the hidden marker, cut to fit GitHub's limit.
+
+    The marker is the first line so the comment client can find this comment again and edit it in place
+    instead of adding a new one on every push.
+    """
+    body = render_summary(
+        rows, cached=cached, skipped=skipped, unstarted=unstarted, artifact_url=artifact_url, title=title
+    )
+    footer = f"\n[Workflow run]({run_url})\n" if run_url else ""
+    text = f"{STICKY_MARKER}\n{body}{footer}"
+    if len(text) <= limit:
+        return text
+    note = "\n…\n\nThis comment was cut to fit GitHub's size limit; the job summary has every row.\n"
+    room = limit - len(note) - len(footer)
+    cut = text.rfind("\n", 0, room)
+    return text[: max(cut, len(STICKY_MARKER))] + note + footer
