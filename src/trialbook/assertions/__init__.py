@@ -1,1 +1,40 @@
-"""trialbook.assertions."""
+"""Checks over a finished trial: what the agent ran, the files it left, commands that must succeed.
+
+Each assertion is a small frozen value: ``check(trial)`` decides and explains, ``to_json()`` describes it
+for the cache key. Eval files write them as YAML (``- ran: "neon deploy"``); Python eval files and pytest
+tests call the constructors below.
+"""
+
+from ._base import Assertion, evaluate_all
+from ._calls import NotRan, Ran, RanInOrder, not_ran, ran, ran_in_order
+from ._commands import DEFAULT_SUCCEEDS_TIMEOUT_S, Succeeds, succeeds
+from ._custom import AssertThat, CheckFunction, assert_that
+from ._files import FileContains, FileExists, file_contains, file_exists
+from ._pattern import Pattern, PatternLike
+from ._trial import Call, CommandOutcome, FinishedTrial
+
+__all__ = [
+    "DEFAULT_SUCCEEDS_TIMEOUT_S",
+    "AssertThat",
+    "Assertion",
+    "Call",
+    "CheckFunction",
+    "CommandOutcome",
+    "FileContains",
+    "FileExists",
+    "FinishedTrial",
+    "NotRan",
+    "Pattern",
+    "PatternLike",
+    "Ran",
+    "RanInOrder",
+    "Succeeds",
+    "assert_that",
+    "evaluate_all",
+    "file_contains",
+    "file_exists",
+    "not_ran",
+    "ran",
+    "ran_in_order",
+    "succeeds",
+]

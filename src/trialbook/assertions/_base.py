@@ -1,0 +1,77 @@
+"""What every assertion provides, and running a list of them over one finished trial."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from ..evidence import AssertionRecord, JsonObject, JsonValue
+from ._trial import Call, FinishedTrial
+
+__all__ = ["Assertion", "describe_calls", "evaluate_all", "make_label"]
+
+
+@runtime_checkable
+class Assertion(Protocol):
+    """A check over a finished trial.
+
+    ``to_json`` is the assertion's canonical description: it goes into the cache key, so two assertions
+    that can decide differently must never describe themselves the same way.
+    """
+
+    @property
+    def kind(self) -> str:
+        """The eval-file key that writes this assertion, e.g. ``ran_in_order``."""
+        ...
+
+    @property
+    def label(self) -> str:
+        """How reports name this assertion, e.g. ``ran "neon deploy"``."""
+        ...
+
+    def check(self, trial: FinishedTrial) -> AssertionRecord:
+        """Decide over ``trial`` and say what was expected and what was seen."""
+        ...
+
+    def to_json(self) -> JsonObject:
+        """The canonical description of this assertion, for cache keys."""
+        ...
+
+
+def evaluate_all(assertions: Sequence[Assertion], trial: FinishedTrial) -> tuple[AssertionRecord, ...]:
+    """Check every assertion, in order, even after a failure, so one run shows every problem.
+
+    A check that raises becomes a failed record with ``error`` set instead of ending the trial: one broken
+    custom check must not hide what the other assertions found.
+    """
+    records: list[AssertionRecord] = []
+    for assertion in assertions:
+        try:
+            records.append(assertion.check(trial))
+        except Exception as exc:
+            records.append(
+                AssertionRecord(
+                    kind=assertion.kind,
+                    label=assertion.label,
+                    passed=False,
+                    expected=assertion.label,
+                    actual="the check could not run",
+                    error=f"{type(exc).__name__}: {exc}",
+                )
+            )
+    return tuple(records)
+
+
+def make_label(kind: str, argument: JsonValue) -> str:
+    """``kind`` followed by its argument as JSON, e.g. ``ran_in_order ["/neon init .*/", "neon deploy"]``."""
+    return f"{kind} {json.dumps(argument, ensure_ascii=False)}"
+
+
+def describe_calls(calls: Sequence[Call]) -> str:
+    """Every call, numbered from 1 as reports show them, or a plain statement that there were none."""
+    if not calls:
+        return "no shimmed call was recorded"
+    lines = [f"calls seen ({len(calls)}):"]
+    lines.extend(f"  {index}. {call.line}" for index, call in enumerate(calls, start=1))
+    return "\n".join(lines)

@@ -1,0 +1,156 @@
+"""Assertions over the shim call log: what the agent ran, did not run, and in which order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..evidence import AssertionRecord, JsonObject
+from ._base import describe_calls, make_label
+from ._pattern import Pattern, PatternLike
+from ._trial import Call, FinishedTrial
+
+__all__ = ["NotRan", "Ran", "RanInOrder", "not_ran", "ran", "ran_in_order"]
+
+
+def _matching(pattern: Pattern, calls: Sequence[Call]) -> list[tuple[int, Call]]:
+    return [(index, call) for index, call in enumerate(calls, start=1) if pattern.matches_call(call.line)]
+
+
+def _numbered(found: Sequence[tuple[int, Call]]) -> str:
+    return "\n".join(f"  {index}. {call.line}" for index, call in found)
+
+
+@dataclass(frozen=True)
+class Ran:
+    """Some shimmed call matches ``pattern``."""
+
+    pattern: Pattern
+    kind: ClassVar[str] = "ran"
+
+    @property
+    def label(self) -> str:
+        """``ran "<pattern>"``."""
+        return make_label(self.kind, self.pattern.text)
+
+    def check(self, trial: FinishedTrial) -> AssertionRecord:
+        """Pass when at least one call matches; on failure show every call that was made."""
+        calls = trial.calls
+        found = _matching(self.pattern, calls)
+        actual = f"matched:\n{_numbered(found)}" if found else f"no call matched; {describe_calls(calls)}"
+        return AssertionRecord(
+            kind=self.kind,
+            label=self.label,
+            passed=bool(found),
+            expected=f'a call matching "{self.pattern}"',
+            actual=actual,
+        )
+
+    def to_json(self) -> JsonObject:
+        """``{"kind": "ran", "pattern": ...}``."""
+        return {"kind": self.kind, "pattern": self.pattern.to_json()}
+
+
+@dataclass(frozen=True)
+class NotRan:
+    """No shimmed call matches ``pattern``."""
+
+    pattern: Pattern
+    kind: ClassVar[str] = "not_ran"
+
+    @property
+    def label(self) -> str:
+        """``not_ran "<pattern>"``."""
+        return make_label(self.kind, self.pattern.text)
+
+    def check(self, trial: FinishedTrial) -> AssertionRecord:
+        """Pass when nothing matches; on failure list the offending calls with their numbers."""
+        calls = trial.calls
+        found = _matching(self.pattern, calls)
+        actual = f"matched:\n{_numbered(found)}" if found else f"no call matched ({len(calls)} calls seen)"
+        return AssertionRecord(
+            kind=self.kind,
+            label=self.label,
+            passed=not found,
+            expected=f'no call matching "{self.pattern}"',
+            actual=actual,
+        )
+
+    def to_json(self) -> JsonObject:
+        """``{"kind": "not_ran", "pattern": ...}``."""
+        return {"kind": self.kind, "pattern": self.pattern.to_json()}
+
+
+@dataclass(frozen=True)
+class RanInOrder:
+    """Calls matching each pattern happened in this order; other calls may come between them."""
+
+    patterns: tuple[Pattern, ...]
+    kind: ClassVar[str] = "ran_in_order"
+
+    @property
+    def label(self) -> str:
+        """``ran_in_order ["<a>", "<b>"]``."""
+        return make_label(self.kind, [pattern.text for pattern in self.patterns])
+
+    def check(self, trial: FinishedTrial) -> AssertionRecord:
+        """Match each pattern at its earliest call after the previous match.
+
+        Taking the earliest match never loses a valid order, so a failure here means no order exists.
+        """
+        calls = trial.calls
+        expected = "calls matching " + ", then ".join(f'"{p}"' for p in self.patterns) + ", in this order"
+        found: list[tuple[int, Call]] = []
+        position = 0
+        for pattern in self.patterns:
+            hit = next(
+                (i for i in range(position, len(calls)) if pattern.matches_call(calls[i].line)),
+                None,
+            )
+            if hit is None:
+                actual = f"{self._missing(pattern, found, calls)}\n{describe_calls(calls)}"
+                return AssertionRecord(self.kind, self.label, False, expected, actual)
+            found.append((hit + 1, calls[hit]))
+            position = hit + 1
+        return AssertionRecord(
+            self.kind, self.label, True, expected, f"matched in order:\n{_numbered(found)}"
+        )
+
+    @staticmethod
+    def _missing(pattern: Pattern, found: Sequence[tuple[int, Call]], calls: Sequence[Call]) -> str:
+        if not found:
+            return f'"{pattern}" matched no call'
+        index, call = found[-1]
+        message = f'"{pattern}" was not found after call {index} ({call.line})'
+        earlier = [i for i, _ in _matching(pattern, calls[:index])]
+        if earlier:
+            message += f"; it matched only earlier, at call {', '.join(map(str, earlier))}"
+        return message
+
+    def to_json(self) -> JsonObject:
+        """``{"kind": "ran_in_order", "patterns": [...]}``."""
+        return {"kind": self.kind, "patterns": [pattern.to_json() for pattern in self.patterns]}
+
+
+def ran(pattern: PatternLike) -> Ran:
+    """Some shimmed call matches ``pattern`` (``"neon deploy"`` or ``"/neon init .*--project-id/"``)."""
+    return Ran(Pattern.of(pattern))
+
+
+def not_ran(pattern: PatternLike) -> NotRan:
+    """No shimmed call matches ``pattern``."""
+    return NotRan(Pattern.of(pattern))
+
+
+def ran_in_order(patterns: Sequence[PatternLike]) -> RanInOrder:
+    """Calls matching each of ``patterns`` happened in this order, with other calls allowed between.
+
+    Raises:
+        ValueError: ``patterns`` is empty or a single string (a list was meant), or a pattern is invalid.
+    """
+    if isinstance(patterns, str):
+        raise ValueError("ran_in_order takes a list of patterns, not one string (wrap it in [...])")
+    if not patterns:
+        raise ValueError("ran_in_order needs at least one pattern (list the calls in their expected order)")
+    return RanInOrder(tuple(Pattern.of(pattern) for pattern in patterns))
