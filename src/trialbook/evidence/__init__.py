@@ -4,8 +4,11 @@ Read a result in this order: execution status (``success``, ``error``, ``stop_re
 completeness (``evidence_complete``, ``capture_errors``), then your own checks of the work.
 """
 
+from ._codec import dump_result, load_result, suite_from_json, suite_to_json
 from ._copilot import CopilotResult, DiscoveredSkill, RequestAudit, SkillDiscovery, SubagentInvocation
+from ._errors import EvidenceError, EvidenceSchemaError, EvidenceWriteError
 from ._json import JsonObject, JsonValue
+from ._publish import load_suite, publish_json, read_json, save_suite
 from ._report import (
     OUTCOMES,
     SCHEMA_VERSION,
@@ -17,6 +20,8 @@ from ._report import (
     TestReport,
 )
 from ._result import STOP_REASONS, AgentResult, StopReason, Turn
+from ._safe import is_sensitive_key, safe_configuration
+from ._schema import suite_json_schema
 from ._tools import ToolCall, ToolImage
 from ._usage import PRICES, CostEstimate, ModelPrice, UsageEntry, estimate_cost, sum_known
 
@@ -30,6 +35,9 @@ __all__ = [
     "CopilotResult",
     "CostEstimate",
     "DiscoveredSkill",
+    "EvidenceError",
+    "EvidenceSchemaError",
+    "EvidenceWriteError",
     "ExecutionRecord",
     "JsonObject",
     "JsonValue",
@@ -46,6 +54,17 @@ __all__ = [
     "ToolImage",
     "Turn",
     "UsageEntry",
+    "dump_result",
     "estimate_cost",
+    "is_sensitive_key",
+    "load_result",
+    "load_suite",
+    "publish_json",
+    "read_json",
+    "safe_configuration",
+    "save_suite",
+    "suite_from_json",
+    "suite_json_schema",
+    "suite_to_json",
     "sum_known",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ._json import JsonValue
 
@@ -25,6 +26,9 @@ class ToolCall:
     ``completion_received`` is ``True`` (seen), ``False`` (still pending) or ``None`` (unknown);
     ``success`` is ``None`` when the outcome is unknown.
     """
+
+    DERIVED: ClassVar[tuple[str, ...]] = ("evidence_complete",)
+    """Properties the JSON codec writes beside the fields and checks again on load."""
 
     call_id: str | None
     name: str
