@@ -1,0 +1,113 @@
+"""History in a plain folder: ``<root>/<id>.jsonl``, for local use and for CI setups that keep files.
+
+Appends use ``O_APPEND`` plus an exclusive ``flock`` and write a whole batch with one ``write`` call, so
+several processes appending to the same file interleave whole batches, never half lines. Atomic
+replace (temp file + rename) is deliberately not used: two writers replacing the same file would drop
+each other's lines, which append-only history must never do.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from ._line import HistoryLine
+from ._paths import SUFFIX, id_to_parts, parts_to_id
+from ._protocol import SyncReport
+from ._read import latest_line, parse_history
+
+__all__ = ["DirectoryStore"]
+
+
+class DirectoryStore:
+    """History lines as JSONL files under ``root`` (created on first append)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._problems: list[str] = []
+
+    @property
+    def problems(self) -> list[str]:
+        """Corrupt lines met while reading, each naming ``file:line``."""
+        return list(self._problems)
+
+    def path_for(self, eval_id: str) -> Path:
+        """The file holding ``eval_id``'s lines."""
+        return self.root.joinpath(*id_to_parts(eval_id))
+
+    def append(self, lines: Sequence[HistoryLine]) -> None:
+        """Append each id's lines to its file with one locked write, then fsync."""
+        batches: dict[str, list[str]] = defaultdict(list)
+        for line in lines:
+            batches[line.id].append(line.to_json_line())
+        for eval_id, texts in batches.items():
+            _append_file(self.path_for(eval_id), ("\n".join(texts) + "\n").encode())
+
+    def read(self, eval_id: str) -> list[HistoryLine]:
+        """Every valid line of ``eval_id``, in file order."""
+        path = self.path_for(eval_id)
+        data = _read_bytes(path)
+        return parse_history(data, str(path), eval_id, self._problems) if data else []
+
+    def latest(self, eval_id: str, agent: str) -> HistoryLine | None:
+        """The most recent line (by ``started_at``) of ``agent`` for ``eval_id``."""
+        path = self.path_for(eval_id)
+        data = _read_bytes(path)
+        return latest_line(data, str(path), eval_id, agent, self._problems) if data else None
+
+    def ids(self) -> list[str]:
+        """Every id with a history file under ``root``."""
+        if not self.root.is_dir():
+            return []
+        found: list[str] = []
+        for path in self.root.rglob(f"*{SUFFIX}"):
+            if path.is_file():
+                eval_id = parts_to_id(path.relative_to(self.root).parts)
+                if eval_id is not None:
+                    found.append(eval_id)
+        return sorted(found)
+
+    def sync(self) -> SyncReport:
+        """Nothing to share: the folder is the store."""
+        return SyncReport(action="local-only")
+
+    def close(self) -> None:
+        """Nothing is held open between calls."""
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""
+
+
+def _append_file(path: Path, payload: bytes) -> None:
+    created = not path.exists()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            # A file cut short (or edited by hand) must not glue our first line onto its last one.
+            payload = b"\n" + payload
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)  # closing also drops the flock
+    if created:
+        _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,125 @@
+"""Fetch, unite, push, retry: how concurrent writers all land their lines on one remote branch.
+
+Each round fetches the branch, compares the local and remote tips, and either does nothing,
+fast-forwards, pushes, or first makes a union-merge commit with parents ``[ours, theirs]``. The push
+never forces. A rejection (the remote moved between fetch and push) or a failed fetch starts another
+round after a jittered, capped backoff; the jitter keeps writers that collided from colliding again
+in lockstep.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import TYPE_CHECKING
+
+import pygit2
+
+from ._protocol import HistoryAuthError, HistoryPushError, SyncAction, SyncReport
+from ._transport import PushRejected, Remote
+from ._tree import merge_history_trees
+
+if TYPE_CHECKING:
+    from ._git import GitBranchStore
+
+__all__ = ["backoff_s", "sync_branch"]
+
+_BACKOFF_BASE_S = 0.05
+_BACKOFF_CAP_S = 2.0
+
+
+def backoff_s(attempt: int, rng: random.Random) -> float:
+    """Seconds to wait after failed round ``attempt`` (1-based): uniform in ``[0, min(0.05*2^n, 2)]``."""
+    return rng.uniform(0, min(_BACKOFF_BASE_S * 2**attempt, _BACKOFF_CAP_S))
+
+
+def sync_branch(store: GitBranchStore, remote: Remote, rng: random.Random) -> SyncReport:
+    """Run rounds until the remote holds every local line (or, with pushing off, the reverse)."""
+    merges = 0
+    last_error = "no attempt made"
+    for attempt in range(1, store.max_attempts + 1):
+        try:
+            store.repo = remote.fetch(store.repo, store.branch)
+        except HistoryAuthError:
+            raise
+        except pygit2.GitError as exc:
+            last_error = f"fetch failed: {exc}"
+            time.sleep(backoff_s(attempt, rng))
+            continue
+        local, theirs = store.tip(store.ref), store.tip(store.tracking_ref)
+        if local is None and theirs is None:
+            return SyncReport(action="nothing", attempts=attempt)
+        if (
+            local is None
+            or local == theirs
+            or (theirs is not None and store.repo.descendant_of(theirs, local))
+        ):
+            assert theirs is not None
+            if local != theirs and not _move_ref(store.repo, store.ref, local, theirs):
+                continue  # a local append landed meanwhile; look again
+            action: SyncAction = "up-to-date" if local == theirs else "fast-forwarded"
+            if merges:
+                action = "merged-and-pushed"
+            return SyncReport(action=action, attempts=attempt, merges=merges, tip=str(theirs))
+        if theirs is not None and not store.repo.descendant_of(local, theirs):
+            merged = _merge(store, local, theirs)
+            if merged is None:
+                continue
+            merges += 1
+            local = merged
+        if not store.push_enabled:
+            return SyncReport(action="not-pushed", attempts=attempt, merges=merges, tip=str(local))
+        try:
+            remote.push(store.repo, store.branch, local)
+        except HistoryAuthError:
+            raise
+        except (PushRejected, pygit2.GitError) as exc:
+            last_error = f"push rejected: {exc}"
+            time.sleep(backoff_s(attempt, rng))
+            continue
+        assert store.tracking_ref is not None
+        store.repo.references.create(store.tracking_ref, local, force=True)
+        action = "merged-and-pushed" if merges else "pushed"
+        return SyncReport(action=action, attempts=attempt, merges=merges, tip=str(local))
+    raise HistoryPushError(
+        f"gave up sharing history branch {store.branch!r} with remote {remote.name!r} after "
+        f"{store.max_attempts} attempts ({last_error}). The lines stay committed on the local branch "
+        f"{store.branch!r} at {store.tip(store.ref)}; the next sync will push them."
+    )
+
+
+def _merge(store: GitBranchStore, ours: pygit2.Oid, theirs: pygit2.Oid) -> pygit2.Oid | None:
+    """Commit the union of both sides on the local branch; ``None`` when a local append raced us."""
+    repo = store.repo
+    try:
+        base_id = repo.merge_base(ours, theirs)
+    except (pygit2.GitError, KeyError):
+        base_id = None  # unrelated roots, or history cut short by a shallow fetch
+    base_tree = repo[base_id].peel(pygit2.Tree) if base_id is not None else None
+    our_tree, their_tree = repo[ours].peel(pygit2.Tree), repo[theirs].peel(pygit2.Tree)
+    tree = merge_history_trees(repo, base_tree, our_tree, their_tree)
+    message = "trialbook: unite history lines with the remote"
+    try:
+        return repo.create_commit(store.ref, store.signature, store.signature, message, tree, [ours, theirs])
+    except pygit2.GitError:
+        if store.tip(store.ref) == ours:
+            raise
+        return None
+
+
+def _move_ref(repo: pygit2.Repository, ref: str, expected: pygit2.Oid | None, new: pygit2.Oid) -> bool:
+    """Point ``ref`` at ``new`` only if it still points at ``expected`` (``None``: does not exist)."""
+    try:
+        with repo.transaction() as txn:
+            txn.lock_ref(ref)
+            current = repo.references.get(ref)
+            if (current.target if current is not None else None) != expected:
+                raise _Moved
+            txn.set_target(ref, new, message="trialbook: take the remote's history")
+    except (_Moved, pygit2.GitError):
+        return False
+    return True
+
+
+class _Moved(Exception):
+    pass
