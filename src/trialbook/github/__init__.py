@@ -1,1 +1,47 @@
-"""trialbook.github."""
+"""trialbook inside GitHub Actions: the run's environment, what its event asks for, and reporting back.
+
+A step reports through step outputs, the job summary, annotations, secret masks and the sticky PR
+comment; each has its own small module here.
+"""
+
+from ._commands import (
+    AnnotationLevel,
+    add_mask_lines,
+    annotation,
+    emit_annotation,
+    escape_data,
+    escape_property,
+    mask_secrets,
+)
+from ._comment import CommentResult, find_sticky_comment, upsert_sticky_comment
+from ._env import DEFAULT_API_URL, ActionsEnv
+from ._files import SUMMARY_LIMIT, format_outputs, truncate_utf8, write_outputs, write_summary
+from ._http import ApiResponse, GitHubApi, GitHubApiError
+from ._trigger import DEFAULT_LABEL, TriggerPlan, decide_trigger, truthy_input
+
+__all__ = [
+    "DEFAULT_API_URL",
+    "DEFAULT_LABEL",
+    "SUMMARY_LIMIT",
+    "ActionsEnv",
+    "AnnotationLevel",
+    "ApiResponse",
+    "CommentResult",
+    "GitHubApi",
+    "GitHubApiError",
+    "TriggerPlan",
+    "add_mask_lines",
+    "annotation",
+    "decide_trigger",
+    "emit_annotation",
+    "escape_data",
+    "escape_property",
+    "find_sticky_comment",
+    "format_outputs",
+    "mask_secrets",
+    "truncate_utf8",
+    "truthy_input",
+    "upsert_sticky_comment",
+    "write_outputs",
+    "write_summary",
+]

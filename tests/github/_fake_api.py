@@ -1,0 +1,111 @@
+"""A loopback stand-in for the GitHub issue-comments API that records every request it gets."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class FakeGitHub:
+    """Comments of one repository, served ``page_size`` at a time with ``Link`` headers like GitHub."""
+
+    repository: str = "acme/prompts"
+    page_size: int = 2
+    comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    requests: list[Recorded] = field(default_factory=list)
+    # Responses to send, in order, before serving normally: (status, JSON body, extra headers).
+    scripted: list[tuple[int, Any, dict[str, str]]] = field(default_factory=list)
+    url: str = ""
+    _next_id: int = 1000
+
+    def add_comment(self, pr: int, body: str, user: str = "someone") -> dict[str, Any]:
+        self._next_id += 1
+        comment = {
+            "id": self._next_id,
+            "body": body,
+            "user": {"login": user},
+            "html_url": f"https://github.com/{self.repository}/pull/{pr}#issuecomment-{self._next_id}",
+        }
+        self.comments.setdefault(pr, []).append(comment)
+        return comment
+
+    def handle(self, method: str, target: str, body: Any) -> tuple[int, Any, dict[str, str]]:
+        if self.scripted:
+            return self.scripted.pop(0)
+        parts = urlsplit(target)
+        prefix = f"/repos/{self.repository}/issues"
+        if match := re.fullmatch(rf"{prefix}/(\d+)/comments", parts.path):
+            pr = int(match.group(1))
+            if method == "GET":
+                page = int(parse_qs(parts.query).get("page", ["1"])[0])
+                items = self.comments.get(pr, [])
+                chunk = items[(page - 1) * self.page_size : page * self.page_size]
+                headers = {}
+                if page * self.page_size < len(items):
+                    next_url = f"{self.url}{parts.path}?per_page=100&page={page + 1}"
+                    headers["Link"] = f'<{next_url}>; rel="next", <{self.url}{parts.path}?page=9>; rel="last"'
+                return 200, chunk, headers
+            if method == "POST":
+                return 201, self.add_comment(pr, body["body"], user="github-actions[bot]"), {}
+        if (match := re.fullmatch(rf"{prefix}/comments/(\d+)", parts.path)) and method == "PATCH":
+            for comments in self.comments.values():
+                for comment in comments:
+                    if comment["id"] == int(match.group(1)):
+                        comment["body"] = body["body"]
+                        return 200, comment, {}
+        return 404, {"message": "Not Found"}, {}
+
+
+@contextmanager
+def serve(fake: FakeGitHub) -> Iterator[FakeGitHub]:
+    """Run ``fake`` on 127.0.0.1 on a free port for the duration of the block."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            body = json.loads(raw) if raw else None
+            fake.requests.append(
+                Recorded(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+            )
+            status, payload, headers = fake.handle(self.command, self.path, body)
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_PATCH = _serve
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    fake.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
