@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["ProcessOutcome", "kill_group", "run_process"]
 
@@ -38,28 +39,55 @@ def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
         os.killpg(pid, sig)
 
 
-async def _terminate(proc: asyncio.subprocess.Process) -> None:
+class _LeaderExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """Reports the leader's exit the moment it happens.
+
+    On Python 3.11 ``Process.wait()`` also waits for the output pipes to close, which a background child
+    holding them can put off until the deadline; the runner needs the leader's exit itself.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=_CHUNK, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+_CHUNK = 1 << 16
+
+
+async def _terminate(proc: asyncio.subprocess.Process, exited: asyncio.Future[None]) -> None:
     kill_group(proc.pid, signal.SIGTERM)
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(proc.wait(), GRACE_S)
+        await asyncio.wait_for(asyncio.shield(exited), GRACE_S)
     # Children may ignore SIGTERM or outlive a leader that exited: the group goes either way.
     kill_group(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError):
-        await proc.wait()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(exited), GRACE_S)
 
 
 async def _pump(
     stream: asyncio.StreamReader | None, sink: bytearray, on_line: Callable[[bytes], None] | None
 ) -> None:
+    # Chunks, not readline(): a single line longer than the stream limit (a progress bar, minified
+    # output) must not end the capture.
     if stream is None:
         return
+    pending = b""
     while True:
-        line = await stream.readline()
-        if not line:
+        chunk = await stream.read(_CHUNK)
+        if not chunk:
+            if on_line is not None and pending:
+                on_line(pending)
             return
-        sink.extend(line)
+        sink.extend(chunk)
         if on_line is not None:
-            on_line(line)
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                on_line(line + b"\n")
 
 
 async def run_process(
@@ -70,23 +98,30 @@ async def run_process(
     timeout_s: float | None = None,
     stdin: bytes | None = None,
     on_stdout_line: Callable[[bytes], None] | None = None,
+    merge_stderr: bool = False,
 ) -> ProcessOutcome:
     """Run ``argv`` in a new session; on deadline or cancellation kill its whole process group.
 
     Standard input is closed (or fed ``stdin``), so agents that read it to EOF never wait on it.
     Output captured before a kill is kept: a timed-out run still leaves its partial transcript.
+    With ``merge_stderr`` both streams share one pipe, so ``stdout`` keeps them interleaved as a
+    terminal would show them and ``stderr`` is empty.
     """
+    loop = asyncio.get_running_loop()
     started = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(
+    transport, protocol = await loop.subprocess_exec(
+        lambda: _LeaderExitProtocol(loop),
         *argv,
         cwd=cwd,
         env=dict(env),
         stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
         start_new_session=True,
     )
+    proc = asyncio.subprocess.Process(transport, protocol, loop)
     out, err = bytearray(), bytearray()
+    pumps = asyncio.gather(_pump(proc.stdout, out, on_stdout_line), _pump(proc.stderr, err, None))
 
     async def communicate() -> None:
         if stdin is not None and proc.stdin is not None:
@@ -94,29 +129,38 @@ async def run_process(
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 await proc.stdin.drain()
             proc.stdin.close()
-        pumps = asyncio.gather(_pump(proc.stdout, out, on_stdout_line), _pump(proc.stderr, err, None))
-        try:
-            await proc.wait()
-            # The leader exited; children it left in the group must not outlive the trial (nor hold
-            # the pipes open).
-            kill_group(proc.pid)
-            await pumps
-        finally:
-            pumps.cancel()
+        await asyncio.shield(protocol.exited)
+        # The leader exited; children it left in the group must not outlive the trial (nor hold
+        # the pipes open). What is left in the pipes is collected by _drain, for a bounded time.
+        kill_group(proc.pid)
 
     timed_out = False
     try:
         await asyncio.wait_for(communicate(), timeout_s)
     except TimeoutError:
         timed_out = True
-        await _terminate(proc)
+        await _terminate(proc, protocol.exited)
     except BaseException:
-        await asyncio.shield(_terminate(proc))
+        await asyncio.shield(_terminate(proc, protocol.exited))
         raise
+    finally:
+        await _drain(pumps, transport)
     return ProcessOutcome(
-        returncode=None if timed_out else proc.returncode,
+        returncode=None if timed_out else transport.get_returncode(),
         stdout=bytes(out),
         stderr=bytes(err),
         timed_out=timed_out,
         duration_ms=(time.monotonic() - started) * 1000,
     )
+
+
+async def _drain(pumps: asyncio.Future[Any], transport: asyncio.SubprocessTransport) -> None:
+    """Collect what the pipes still hold, then close them even if a process outside the group holds them."""
+    try:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(pumps), GRACE_S)
+    finally:
+        transport.close()
+        pumps.cancel()
+        if pumps.done() and not pumps.cancelled():
+            pumps.exception()  # retrieved, so asyncio never reports it as unhandled

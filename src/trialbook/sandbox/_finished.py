@@ -1,0 +1,110 @@
+"""A finished trial as assertions see it: the sandbox's call log, files and a shell, nothing outside it."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Coroutine, Mapping, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
+
+from ..assertions._trial import Call, CommandOutcome
+from ..evidence import AgentResult
+from ._shims import bash_path
+from .process import ProcessOutcome, run_process
+
+__all__ = ["SandboxTrial", "run_command"]
+
+_T = TypeVar("_T")
+
+
+def _run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
+    # Assertions run in a worker thread with no loop; a caller already inside a loop gets a fresh thread
+    # rather than a "loop is already running" error.
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def run_command(command: str, *, cwd: Path, env: Mapping[str, str], timeout_s: float) -> CommandOutcome:
+    """Run ``command`` with ``bash -c`` and wait; on timeout its whole process group is killed."""
+    outcome: ProcessOutcome = _run_sync(
+        run_process([bash_path(), "-c", command], cwd=cwd, env=env, timeout_s=timeout_s, merge_stderr=True)
+    )
+    return CommandOutcome(
+        exit_code=outcome.returncode,
+        output=outcome.stdout.decode("utf-8", errors="replace"),
+        timed_out=outcome.timed_out,
+    )
+
+
+class SandboxTrial:
+    """The sandbox's implementation of :class:`trialbook.assertions.FinishedTrial`.
+
+    Paths given to :meth:`read_text` and :meth:`exists` are relative to the workdir. Absolute paths and
+    ``..`` are refused with ``ValueError`` (an eval that names them is wrong); a symlink that leads out of
+    the workdir reads as missing, so an agent cannot make a check look at the runner's files.
+    """
+
+    def __init__(
+        self,
+        *,
+        workdir: Path,
+        env: Mapping[str, str],
+        result: AgentResult,
+        calls: Sequence[Call],
+        call_log_problems: Sequence[str] = (),
+    ) -> None:
+        self._workdir = workdir
+        self._env = dict(env)
+        self._result = result
+        self._calls = tuple(calls)
+        self.call_log_problems = tuple(call_log_problems)
+
+    @property
+    def calls(self) -> Sequence[Call]:
+        """Every shimmed call of this trial, in the order they started."""
+        return self._calls
+
+    @property
+    def workdir(self) -> Path:
+        """The sandbox folder the agent worked in."""
+        return self._workdir
+
+    @property
+    def result(self) -> AgentResult:
+        """The agent's evidence for this trial."""
+        return self._result
+
+    def _inside(self, path: str) -> Path | None:
+        rel = PurePosixPath(path)
+        if rel.is_absolute() or ".." in rel.parts:
+            raise ValueError(f"path {path!r} must be relative to the sandbox workdir, without '..'")
+        candidate = self._workdir / rel
+        root = self._workdir.resolve()
+        resolved = candidate.resolve()
+        if resolved != root and root not in resolved.parents:
+            return None
+        return candidate
+
+    def read_text(self, path: str) -> str | None:
+        """The text of ``path`` relative to the workdir, or ``None`` when it is not a readable file."""
+        target = self._inside(path)
+        if target is None:
+            return None
+        try:
+            return target.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` relative to the workdir exists (a symlink leading outside does not count)."""
+        target = self._inside(path)
+        return target is not None and target.exists()
+
+    def run(self, command: str, timeout_s: float) -> CommandOutcome:
+        """Run a shell command in the workdir with the trial's environment (shims first on ``PATH``)."""
+        return run_command(command, cwd=self._workdir, env=self._env, timeout_s=timeout_s)

@@ -1,0 +1,171 @@
+"""One trial's throw-away folder: a fresh template copy, an isolated HOME, the PATH shims and the call log.
+
+Layout of ``<trial>/`` (a new ``trialbook-*`` temp folder per trial)::
+
+    work/         the template copy, the agent's working directory
+    home/         HOME, with the XDG folders inside
+    tmp/          TMPDIR
+    shims/        one executable per shimmed binary, outside work/ so the agent's files never mix with them
+    calls.jsonl   one JSON line per shimmed call, appended by the shims
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from ..assertions._trial import Call
+from ..errors import ConfigError
+from ..evidence import AgentResult
+from ._calllog import CallLog, read_call_log
+from ._env import XDG_DIRS, build_env
+from ._finished import SandboxTrial
+from ._shims import ShimConfig, write_shim
+
+__all__ = ["Sandbox", "create_sandbox", "remove_tree"]
+
+
+class Sandbox:
+    """A trial's folder and environment. Close it (or use ``with``) to remove it."""
+
+    def __init__(self, path: Path, env: dict[str, str]) -> None:
+        self.path = path
+        self.workdir = path / "work"
+        self.home = path / "home"
+        self.tmp = path / "tmp"
+        self.shim_dir = path / "shims"
+        self.call_log = path / "calls.jsonl"
+        self.env = env
+        self.call_log_problems: tuple[str, ...] = ()
+        self._closed = False
+
+    def read_call_log(self) -> CallLog:
+        """The calls logged so far with any unreadable lines reported, not raised."""
+        log = read_call_log(self.call_log)
+        self.call_log_problems = log.problems
+        return log
+
+    def read_calls(self) -> list[Call]:
+        """The calls logged so far, in the order they started; see ``call_log_problems`` for bad lines."""
+        return list(self.read_call_log().calls)
+
+    def finished(self, result: AgentResult) -> SandboxTrial:
+        """The trial as assertions see it once the agent stopped, with the call log read now."""
+        log = self.read_call_log()
+        return SandboxTrial(
+            workdir=self.workdir,
+            env=self.env,
+            result=result,
+            calls=log.calls,
+            call_log_problems=log.problems,
+        )
+
+    def close(self, keep: bool = False) -> Path | None:
+        """Remove the trial folder, or with ``keep`` leave it and return its path. Safe to call twice."""
+        if keep:
+            self._closed = True
+            return self.path
+        if not self._closed:
+            remove_tree(self.path)
+            self._closed = True
+        return None
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if not self._closed:
+            self.close()
+
+
+def _make_writable(root: Path) -> None:
+    # Tools such as Go's module cache leave read-only folders behind; rmtree cannot empty those.
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        try:
+            mode = os.lstat(folder).st_mode
+            if not stat.S_ISDIR(mode):
+                continue
+            os.chmod(folder, stat.S_IMODE(mode) | stat.S_IRWXU)
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        pending.extend(Path(entry.path) for entry in entries if entry.is_dir(follow_symlinks=False))
+
+
+def remove_tree(path: Path) -> None:
+    """Remove ``path`` and everything in it, read-only folders and files included; gone already is fine."""
+    if not os.path.lexists(path):
+        return
+    try:
+        shutil.rmtree(path)
+    except OSError:
+        _make_writable(path)
+        shutil.rmtree(path)
+
+
+def _copy_template(template: Path, workdir: Path) -> None:
+    if not template.is_dir():
+        raise ConfigError(f"{template}: sandbox template must be an existing folder")
+    # A real copy, not hard links: the agent edits these files and other trials must not see it.
+    shutil.copytree(template, workdir, symlinks=True)
+
+
+def create_sandbox(
+    *,
+    root: Path | None,
+    template: Path | None,
+    shims: Sequence[ShimConfig],
+    secrets: Mapping[str, str],
+    extra_env: Mapping[str, str],
+    base_path: str | None = None,
+) -> Sandbox:
+    """Make a fresh trial folder under ``root`` (the system temp folder when ``None``).
+
+    ``base_path`` is the ``PATH`` that follows the shim folder and that passthrough shims search
+    (the runner's ``PATH`` when ``None``).
+    """
+    names = [shim.name for shim in shims]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"each binary can be shimmed once; repeated: {', '.join(duplicates)}")
+    if root is not None:
+        root.mkdir(parents=True, exist_ok=True)
+    path = Path(tempfile.mkdtemp(prefix="trialbook-", dir=root)).resolve()
+    sandbox: Sandbox | None = None
+    try:
+        original_path = os.environ.get("PATH", os.defpath) if base_path is None else base_path
+        env = build_env(
+            home=path / "home",
+            tmp=path / "tmp",
+            shim_dir=path / "shims",
+            base_path=original_path,
+            secrets=secrets,
+            extra_env=extra_env,
+        )
+        sandbox = Sandbox(path, env)
+        if template is None:
+            sandbox.workdir.mkdir()
+        else:
+            _copy_template(template, sandbox.workdir)
+        for rel in XDG_DIRS.values():
+            (sandbox.home / rel).mkdir(parents=True, exist_ok=True)
+        sandbox.tmp.mkdir()
+        sandbox.shim_dir.mkdir()
+        sandbox.call_log.touch()
+        for shim in shims:
+            write_shim(
+                shim, shim_dir=sandbox.shim_dir, call_log=sandbox.call_log, original_path=original_path
+            )
+    except BaseException:
+        remove_tree(path)
+        raise
+    return sandbox

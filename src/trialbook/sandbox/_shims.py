@@ -1,0 +1,183 @@
+"""PATH shims: small bash scripts that record every call of a binary in the trial's call log.
+
+A shim runs once per call, so it must start fast: bash with only builtins on the hot path costs about a
+tenth of a Python interpreter start. Everything it depends on (the log, the original ``PATH``, bash and
+flock) is fixed into the script when the sandbox is made, so an agent that scrubs its environment or
+shims ``date`` still gets its calls logged, each in its own trial's log.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+__all__ = ["ShimConfig", "ShimMode", "bash_path", "write_shim"]
+
+ShimMode = Literal["stub", "passthrough"]
+
+
+@dataclass(frozen=True)
+class ShimConfig:
+    """One shimmed binary and what its shim does after recording a call.
+
+    ``stub`` runs ``script`` instead of the binary (nothing when ``None``); ``passthrough`` runs the real
+    binary found on the original ``PATH``.
+    """
+
+    name: str
+    mode: ShimMode
+    script: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.name or "/" in self.name or self.name in {".", ".."} or "\0" in self.name:
+            raise ValueError(f"shim name {self.name!r} must be a bare command name such as 'npm'")
+        if self.mode not in ("stub", "passthrough"):
+            raise ValueError(f"shim {self.name!r}: mode must be 'stub' or 'passthrough', not {self.mode!r}")
+        if self.mode == "passthrough" and self.script is not None:
+            raise ValueError(f"shim {self.name!r}: passthrough runs the real binary; it takes no script")
+
+
+# The JSON escaper runs in the C locale so that [[:cntrl:]] and ${#s} mean bytes; UTF-8 passes through
+# untouched. Newlines, tabs and carriage returns take the fast substitution path; other control bytes
+# (rare) fall back to a per-character loop.
+_TEMPLATE = r"""#!{bash} -p
+# trialbook shim for `{name_raw}` ({mode}): appends one JSON line per call to this trial's call log.
+# Generated when the sandbox was made; every path below is fixed so a scrubbed environment still logs.
+_tb_name={name}
+_tb_mode={mode}
+_tb_log={log}
+_tb_self={self_path}
+_tb_self_dir={shim_dir}
+_tb_path={path}
+_tb_flock={flock}
+_tb_bash={bash_q}
+_tb_script={script}
+
+_tb_start=$EPOCHREALTIME
+_tb_cwd=$PWD
+_tb_args=("$@")
+_tb_done=
+
+_tb_str() {{
+  local LC_ALL=C
+  local s=$1
+  s=${{s//\\/\\\\}}
+  s=${{s//\"/\\\"}}
+  s=${{s//$'\n'/\\n}}
+  s=${{s//$'\t'/\\t}}
+  s=${{s//$'\r'/\\r}}
+  if [[ $s == *[[:cntrl:]]* ]]; then
+    local out= c i
+    for ((i = 0; i < ${{#s}}; i++)); do
+      c=${{s:i:1}}
+      if [[ $c == [[:cntrl:]] ]]; then printf -v c '\\u%04x' "'$c"; fi
+      out+=$c
+    done
+    s=$out
+  fi
+  _tb_json=\"$s\"
+}}
+
+_tb_record() {{
+  [[ -n $_tb_done ]] && return
+  _tb_done=1
+  local end=$EPOCHREALTIME a args cwd err=null line
+  local d=$(( ${{end//[.,]/}} - ${{_tb_start//[.,]/}} ))
+  _tb_str "$_tb_name"; args=$_tb_json
+  for a in "${{_tb_args[@]}}"; do _tb_str "$a"; args+=,$_tb_json; done
+  _tb_str "$_tb_cwd"; cwd=$_tb_json
+  if [[ -n $2 ]]; then _tb_str "$2"; err=$_tb_json; fi
+  printf -v line '{{"argv":[%s],"cwd":%s,"exit_code":%s,"started_at":%s,' \
+    "$args" "$cwd" "$1" "${{_tb_start/,/.}}"
+  printf -v line '%s"duration_ms":%d.%03d,"error":%s,"mode":"%s"}}' \
+    "$line" $((d / 1000)) $((d % 1000)) "$err" "$_tb_mode"
+  {{
+    if [[ -n $_tb_flock ]]; then "$_tb_flock" -x 9; fi
+    printf '%s\n' "$line" >&9
+  }} 9>>"$_tb_log"
+}}
+
+_tb_on_signal() {{
+  _tb_record null "the call was stopped by SIG$1 before it finished"
+  trap - "$1"
+  kill -s "$1" $$
+}}
+trap '_tb_on_signal TERM' TERM
+trap '_tb_on_signal INT' INT
+trap '_tb_on_signal HUP' HUP
+
+if [[ $_tb_mode == stub ]]; then
+  _tb_rc=0
+  if [[ -n $_tb_script ]]; then
+    "$_tb_bash" -c "$_tb_script" "$_tb_name" "$@"
+    _tb_rc=$?
+  fi
+else
+  _tb_real=
+  set -f
+  IFS=:
+  for _tb_d in $_tb_path; do
+    [[ -z $_tb_d || $_tb_d == "$_tb_self_dir" ]] && continue
+    if [[ -f $_tb_d/$_tb_name && -x $_tb_d/$_tb_name && ! $_tb_d/$_tb_name -ef $_tb_self ]]; then
+      _tb_real=$_tb_d/$_tb_name
+      break
+    fi
+  done
+  unset IFS
+  set +f
+  if [[ -z $_tb_real ]]; then
+    printf 'trialbook shim: %s: not found on PATH; the passthrough shim looked in %s\n' \
+      "$_tb_name" "$_tb_path" >&2
+    _tb_record 127 "passthrough: '$_tb_name' not found on PATH (outside the shim folder)"
+    exit 127
+  fi
+  "$_tb_real" "$@"
+  _tb_rc=$?
+fi
+_tb_record "$_tb_rc" ""
+exit "$_tb_rc"
+"""
+
+
+def bash_path() -> str:
+    """The absolute path of bash, found once per call without the sandbox PATH."""
+    # The shebang cannot search PATH, and a shimmed `bash` must not be picked up by the shim itself.
+    for candidate in ("/bin/bash", "/usr/bin/bash"):
+        if os.access(candidate, os.X_OK):
+            return candidate
+    found = shutil.which("bash")
+    if found is None:
+        raise RuntimeError("trialbook's PATH shims need bash; install it")
+    return found
+
+
+def write_shim(config: ShimConfig, *, shim_dir: Path, call_log: Path, original_path: str) -> Path:
+    """Write the executable shim for ``config`` into ``shim_dir`` and return its path.
+
+    ``original_path`` is the ``PATH`` a passthrough shim searches for the real binary; the shim folder
+    itself is skipped there even when it appears.
+    """
+    bash = bash_path()
+    flock = shutil.which("flock") or ""
+    target = shim_dir / config.name
+    text = _TEMPLATE.format(
+        bash=bash,
+        bash_q=shlex.quote(bash),
+        name_raw=config.name.replace("\n", " "),
+        name=shlex.quote(config.name),
+        mode=config.mode,
+        log=shlex.quote(str(call_log)),
+        self_path=shlex.quote(str(target)),
+        shim_dir=shlex.quote(str(shim_dir)),
+        path=shlex.quote(original_path),
+        flock=shlex.quote(flock),
+        script=shlex.quote(config.script or ""),
+    )
+    target.write_text(text, encoding="utf-8")
+    target.chmod(stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+    return target
