@@ -25,7 +25,7 @@ from ._paths import id_to_parts, parts_to_id
 from ._protocol import HistoryError, SyncReport
 from ._read import latest_line, parse_history
 from ._sync import sync_branch
-from ._transport import Remote
+from ._transport import Remote, ref_race
 from ._tree import HISTORY, blob_at, history_files, subtree, write_files
 
 __all__ = ["DEFAULT_BRANCH", "GitBranchStore", "default_signature"]
@@ -144,8 +144,8 @@ class GitBranchStore:
                     self.ref, self.signature, self.signature, message, root.write(), parents
                 )
                 return
-            except pygit2.GitError:
-                if self.tip(self.ref) == expected:
+            except (pygit2.GitError, OSError) as exc:
+                if self.tip(self.ref) == expected and not ref_race(exc):
                     raise
             time.sleep(self._rng.uniform(0, 0.01))
         raise HistoryError(f"could not commit to {self.branch}: other processes kept moving it")

@@ -9,6 +9,7 @@ in lockstep.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from typing import TYPE_CHECKING
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from ._protocol import HistoryAuthError, HistoryPushError, SyncAction, SyncReport
-from ._transport import PushRejected, Remote
+from ._transport import PushRejected, Remote, ref_race
 from ._tree import merge_history_trees
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def sync_branch(store: GitBranchStore, remote: Remote, rng: random.Random) -> Sy
             store.repo = remote.fetch(store.repo, store.branch)
         except HistoryAuthError:
             raise
-        except pygit2.GitError as exc:
+        except (pygit2.GitError, OSError) as exc:
             last_error = f"fetch failed: {exc}"
             time.sleep(backoff_s(attempt, rng))
             continue
@@ -73,12 +74,14 @@ def sync_branch(store: GitBranchStore, remote: Remote, rng: random.Random) -> Sy
             remote.push(store.repo, store.branch, local)
         except HistoryAuthError:
             raise
-        except (PushRejected, pygit2.GitError) as exc:
+        except (PushRejected, pygit2.GitError, OSError) as exc:
             last_error = f"push rejected: {exc}"
             time.sleep(backoff_s(attempt, rng))
             continue
         assert store.tracking_ref is not None
-        store.repo.references.create(store.tracking_ref, local, force=True)
+        with contextlib.suppress(pygit2.GitError, OSError):
+            # Only a cache of the remote's state; the next fetch rewrites it if this loses a race.
+            store.repo.references.create(store.tracking_ref, local, force=True)
         action = "merged-and-pushed" if merges else "pushed"
         return SyncReport(action=action, attempts=attempt, merges=merges, tip=str(local))
     raise HistoryPushError(
@@ -101,8 +104,8 @@ def _merge(store: GitBranchStore, ours: pygit2.Oid, theirs: pygit2.Oid) -> pygit
     message = "trialbook: unite history lines with the remote"
     try:
         return repo.create_commit(store.ref, store.signature, store.signature, message, tree, [ours, theirs])
-    except pygit2.GitError:
-        if store.tip(store.ref) == ours:
+    except (pygit2.GitError, OSError) as exc:
+        if store.tip(store.ref) == ours and not ref_race(exc):
             raise
         return None
 
@@ -116,7 +119,7 @@ def _move_ref(repo: pygit2.Repository, ref: str, expected: pygit2.Oid | None, ne
             if (current.target if current is not None else None) != expected:
                 raise _Moved
             txn.set_target(ref, new, message="trialbook: take the remote's history")
-    except (_Moved, pygit2.GitError):
+    except (_Moved, pygit2.GitError, OSError):
         return False
     return True
 

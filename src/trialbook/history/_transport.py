@@ -23,9 +23,14 @@ import pygit2
 
 from ._auth import Callbacks
 
-__all__ = ["PushRejected", "Remote"]
+__all__ = ["PushRejected", "Remote", "ref_race"]
 
 _SCP_LIKE = re.compile(r"^[^/]+:")
+
+
+def ref_race(exc: Exception) -> bool:
+    """Whether ``exc`` is another process holding a ref lock (libgit2 raises ``OSError`` for that)."""
+    return isinstance(exc, OSError) and "lock" in str(exc).lower()
 
 
 class PushRejected(Exception):
@@ -114,7 +119,7 @@ def _compare_and_swap(path: Path, ref: str, new: pygit2.Oid) -> None:
                 if not isinstance(tip, pygit2.Oid) or not (tip == new or target.descendant_of(new, tip)):
                     raise PushRejected(f"{ref} moved on the remote")
             txn.set_target(ref, new, message="trialbook: history push")
-    except pygit2.GitError as exc:
+    except (pygit2.GitError, OSError) as exc:
         # Most often another writer holding the ref lock; the next round will see its result.
         raise PushRejected(str(exc)) from None
 
