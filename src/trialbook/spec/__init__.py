@@ -1,1 +1,33 @@
-"""trialbook.spec."""
+"""Eval files: finding, loading and checking them, rendering their prompts, and their cache material.
+
+This package is pure: it reads eval and prompt files and imports the user's check modules, and
+nothing else. Problems are collected per file and raised together as one ``ConfigError``.
+"""
+
+from ._cache import CACHE_FORMAT, cache_material
+from ._discover import EVAL_SUFFIXES, discover_eval_files
+from ._load import load_evals
+from ._model import DEFAULT_TIMEOUT_S, EvalSpec, ShimSpec
+from ._python import EvalDefinition, define_eval
+from ._render import RenderedPrompt, check_secrets, render_options, render_prompt
+from ._schema import eval_file_schema
+from ._values import parse_duration
+
+__all__ = [
+    "CACHE_FORMAT",
+    "DEFAULT_TIMEOUT_S",
+    "EVAL_SUFFIXES",
+    "EvalDefinition",
+    "EvalSpec",
+    "RenderedPrompt",
+    "ShimSpec",
+    "cache_material",
+    "check_secrets",
+    "define_eval",
+    "discover_eval_files",
+    "eval_file_schema",
+    "load_evals",
+    "parse_duration",
+    "render_options",
+    "render_prompt",
+]

@@ -1,0 +1,74 @@
+"""What decides an eval's outcome, as one canonical value: its hash is the cache key."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..agents import AgentSpec
+from ..evidence import SCHEMA_VERSION, JsonObject, JsonValue
+from ._model import EvalSpec
+from ._placeholders import fill_secrets, secret_marker
+from ._render import RenderedPrompt
+
+__all__ = ["CACHE_FORMAT", "cache_material"]
+
+CACHE_FORMAT = 1
+"""Bumped when the material's layout changes, so old history lines stop matching rather than match wrongly."""
+
+
+def _named_secrets(value: JsonValue, secret_values: Mapping[str, str]) -> JsonValue:
+    """``value`` with secrets as ``<secret:NAME>``, whether written as placeholders or already rendered."""
+    value = fill_secrets(value, secret_marker)
+    by_length = sorted(secret_values.items(), key=lambda item: len(item[1]), reverse=True)
+
+    def name(text: str) -> str:
+        for secret, secret_value in by_length:
+            if secret_value:
+                text = text.replace(secret_value, secret_marker(secret))
+        return text
+
+    if isinstance(value, str):
+        return name(value)
+    if isinstance(value, list):
+        return [_named_secrets(item, secret_values) for item in value]
+    if isinstance(value, dict):
+        return {name(key): _named_secrets(item, secret_values) for key, item in value.items()}
+    return value
+
+
+def cache_material(
+    spec: EvalSpec,
+    agent: AgentSpec,
+    rendered: RenderedPrompt,
+    *,
+    agent_version: str | None,
+    template_tree_hash: str | None,
+) -> JsonObject:
+    """Everything that decides one eval × agent's outcome, with no secret value in it.
+
+    The eval's id and file location are left out on purpose: moving an eval file does not change what
+    its trials would do. Hash it with ``tagged_sha256(canonical_json(material))``.
+    """
+    options = {key: value for key, value in agent.options.items() if key != "model"}
+    model = agent.options.get("model")
+    return {
+        "cache_format": CACHE_FORMAT,
+        "evidence_schema_version": SCHEMA_VERSION,
+        "prompt": rendered.for_hash,
+        "agent": {
+            "name": agent.name,
+            "version": agent_version,
+            "model": _named_secrets(model, rendered.secret_values) if model is not None else None,
+            "options": _named_secrets(options, rendered.secret_values),
+        },
+        "template_tree_hash": template_tree_hash,
+        "shims": [
+            {"name": shim.name, "mode": shim.mode, "script": shim.script}
+            for shim in sorted(spec.shims, key=lambda shim: shim.name)
+        ],
+        "assertions": [assertion.to_json() for assertion in spec.assertions],
+        "trials": spec.trials,
+        "pass_rate": spec.pass_rate,
+        "timeout_s": spec.timeout_s,
+        "max_cost_usd": spec.max_cost_usd,
+    }

@@ -1,0 +1,188 @@
+"""The eval-file keys: their JSON Schema, a one-line meaning and an example, in one table.
+
+The JSON Schema and the reference docs come from this table. The loader keeps its own list of readers,
+and a test compares the two, so a key the loader accepts cannot be missing from what editors are told.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..evidence import JsonObject
+
+__all__ = ["ASSERTION_KINDS", "DURATION_PATTERN", "FIELDS", "ID_PATTERN", "FieldDoc"]
+
+DURATION_PATTERN = r"^(?=\d)(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m)?(?:\d+(?:\.\d+)?s)?$"
+"""``90s``, ``10m``, ``1h``, ``1h30m``: hours, minutes and seconds in that order, each optional."""
+
+ID_PATTERN = r"[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*)*"
+"""Ids name result folders, so they are relative POSIX paths without ``..`` or odd characters."""
+
+_DURATION: JsonObject = {
+    "anyOf": [
+        {"type": "number", "exclusiveMinimum": 0},
+        {"type": "string", "pattern": DURATION_PATTERN, "minLength": 2},
+    ]
+}
+_PATTERN: JsonObject = {"type": "string", "minLength": 1}
+_PATH: JsonObject = {"type": "string", "minLength": 1}
+_SCALAR: JsonObject = {"type": ["string", "number", "integer"]}
+
+
+@dataclass(frozen=True)
+class FieldDoc:
+    """One key: its schema, what it means, and an example line that error messages suggest."""
+
+    name: str
+    schema: JsonObject
+    summary: str
+    example: str
+
+
+FIELDS: tuple[FieldDoc, ...] = (
+    FieldDoc(
+        "id",
+        {"type": "string", "pattern": f"^{ID_PATTERN}$"},
+        "The eval's id; default: the file's path relative to the evals folder, without .eval.*.",
+        "id: create-project",
+    ),
+    FieldDoc("prompt", _PATH, "The prompt file, relative to this eval file.", "prompt: ../docs/setup.md"),
+    FieldDoc(
+        "prompt_text", {"type": "string"}, "The prompt itself, instead of a prompt file.", "prompt_text: |"
+    ),
+    FieldDoc(
+        "params",
+        {
+            "type": "object",
+            "additionalProperties": _SCALAR,
+            "propertyNames": {"pattern": r"^[A-Za-z_][\w-]*$"},
+        },
+        "Values for {{ name }} placeholders in the prompt.",
+        "params: {project: demo}",
+    ),
+    FieldDoc(
+        "secrets",
+        {
+            "type": "array",
+            "items": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_]*$"},
+            "uniqueItems": True,
+        },
+        "Environment variables the prompt and agent options use as {{ secrets.NAME }}; masked everywhere.",
+        "secrets: [NEON_API_KEY]",
+    ),
+    FieldDoc(
+        "agents",
+        {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/agent"}},
+        "The agents that run the prompt: names, or mappings with name and options.",
+        "agents: [literal, {name: copilot, model: gpt-5.2}]",
+    ),
+    FieldDoc(
+        "trials",
+        {"type": "integer", "minimum": 1, "default": 1},
+        "How many times each agent runs the prompt.",
+        "trials: 3",
+    ),
+    FieldDoc(
+        "pass_rate",
+        {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 1.0},
+        "The share of trials that must pass for the eval to pass.",
+        "pass_rate: 0.67",
+    ),
+    FieldDoc(
+        "sandbox",
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "template": {**_PATH, "description": "Folder copied fresh into every trial's sandbox."}
+            },
+        },
+        "What each trial's sandbox starts from.",
+        "sandbox: {template: template/}",
+    ),
+    FieldDoc(
+        "shims",
+        {
+            "type": "object",
+            "propertyNames": {"pattern": r"^[^/\s]+$"},
+            "additionalProperties": {"$ref": "#/$defs/shim"},
+        },
+        "Binaries whose calls are recorded: passthrough runs the real one, stub or {script} replaces it.",
+        "shims: {npm: passthrough, neon: {script: 'echo ok'}}",
+    ),
+    FieldDoc(
+        "assert",
+        {"type": "array", "items": {"$ref": "#/$defs/assertion"}},
+        "Checks that must all hold after the agent finished, in order.",
+        "assert: [{ran: neon deploy}]",
+    ),
+    FieldDoc(
+        "max_cost_usd",
+        {"type": ["number", "null"], "exclusiveMinimum": 0},
+        "Per-trial cost cap handed to agents that support one.",
+        "max_cost_usd: 2",
+    ),
+    FieldDoc(
+        "timeout",
+        {**_DURATION, "default": "10m"},
+        "Per-trial time limit: seconds, or a duration such as 90s, 10m, 1h.",
+        "timeout: 10m",
+    ),
+)
+
+ASSERTION_KINDS: tuple[FieldDoc, ...] = (
+    FieldDoc("ran", _PATTERN, "A shimmed call matches the pattern.", 'ran: "neon deploy"'),
+    FieldDoc("not_ran", _PATTERN, "No shimmed call matches the pattern.", 'not_ran: "neon delete"'),
+    FieldDoc(
+        "ran_in_order",
+        {"type": "array", "minItems": 1, "items": _PATTERN},
+        "Calls matching each pattern happened in this order, others allowed between.",
+        'ran_in_order: ["/neon init .*/", "neon deploy"]',
+    ),
+    FieldDoc("file_exists", _PATH, "The path exists in the sandbox.", "file_exists: neon.ts"),
+    FieldDoc(
+        "file_contains",
+        {
+            "type": "object",
+            "required": ["path", "pattern"],
+            "additionalProperties": False,
+            "properties": {"path": _PATH, "pattern": _PATTERN},
+        },
+        "The text file contains the pattern (a substring, or a /regex/).",
+        'file_contains: {path: .env.local, pattern: "DATABASE_URL="}',
+    ),
+    FieldDoc(
+        "succeeds",
+        {
+            "anyOf": [
+                {"type": "string", "minLength": 1},
+                {
+                    "type": "object",
+                    "required": ["command"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "command": {"type": "string", "minLength": 1},
+                        "exit_code": {"type": "integer", "default": 0},
+                        "timeout": {**_DURATION, "default": "120s"},
+                    },
+                },
+            ]
+        },
+        "The shell command, run in the sandbox afterwards, exits with exit_code (default 0).",
+        'succeeds: {command: "npm run build", exit_code: 0}',
+    ),
+    FieldDoc(
+        "assert_that",
+        {
+            "type": "object",
+            "required": ["name", "check"],
+            "additionalProperties": False,
+            "properties": {
+                "name": {"type": "string", "minLength": 1},
+                "check": {"type": "string", "pattern": r"^[\w.]+:[\w.]+$"},
+            },
+        },
+        "Your own Python check, as module:function importable from the evals folder's parent.",
+        'assert_that: {name: has-readme, check: "evals.checks:has_readme"}',
+    ),
+)

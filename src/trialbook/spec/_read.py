@@ -1,0 +1,266 @@
+"""Reading one eval definition (a YAML document or a ``define_eval`` call) into an :class:`EvalSpec`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from ..agents import AgentSpec
+from ..assertions import Assertion
+from ._context import Context
+from ._fields import FIELDS, ID_PATTERN
+from ._model import DEFAULT_TIMEOUT_S, EvalSpec, ShimSpec
+from ._nodes import Node
+from ._placeholders import PARAM_NAME, SECRET_NAME, find_placeholders
+from ._problems import display_path, suggest
+from ._read_agents import read_agents, read_shims
+from ._read_assertions import read_assertions
+from ._values import join
+
+__all__ = ["READERS", "read_eval"]
+
+_EXAMPLE = {doc.name: doc.example for doc in FIELDS}
+
+
+class _EvalReader:
+    """Reads each key into an attribute; problems go to the context, never raised."""
+
+    def __init__(self, ctx: Context, default_id: str) -> None:
+        self.ctx = ctx
+        self.id: str | None = default_id
+        self.prompt: tuple[str, Path | None] | None = None
+        self.params: dict[str, str] | None = {}
+        self.agents: tuple[AgentSpec, ...] | None = None
+        self.trials: int | None = 1
+        self.pass_rate: float | None = 1.0
+        self.template: Path | None = None
+        self.shims: tuple[ShimSpec, ...] | None = ()
+        self.assertions: tuple[Assertion, ...] | None = ()
+        self.max_cost_usd: float | None = None
+        self.timeout_s: float | None = DEFAULT_TIMEOUT_S
+
+    def read_id(self, node: Node) -> None:
+        text = self.ctx.read.string(node, "id", _EXAMPLE["id"])
+        if text is not None and not re.fullmatch(ID_PATTERN, text):
+            fix = "use letters, digits, '.', '_', '-' and '/' between parts, e.g. setup/create-project"
+            self.ctx.problems.add(node.line, "id", f"{text!r} is not a valid id", fix)
+            text = None
+        self.id = text
+
+    def read_prompt(self, node: Node) -> None:
+        relative = self.ctx.read.string(node, "prompt", _EXAMPLE["prompt"])
+        if relative is None:
+            return
+        path = Path(self.ctx.folder, relative).resolve()
+        try:
+            self.prompt = (path.read_text(encoding="utf-8"), path)
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = "does not exist" if not path.exists() else f"cannot be read ({type(exc).__name__})"
+            fix = f"looked for {display_path(path)}; paths are relative to the eval file"
+            self.ctx.problems.add(node.line, "prompt", f"the prompt file {relative} {reason}", fix)
+
+    def read_prompt_text(self, node: Node) -> None:
+        text = self.ctx.read.string(node, "prompt_text", "prompt_text: |")
+        self.prompt = None if text is None else (text, None)
+
+    def read_params(self, node: Node) -> None:
+        entries = self.ctx.read.mapping(node, "params", _EXAMPLE["params"])
+        params: dict[str, str] | None = {} if entries is not None else None
+        for name, value in (entries or {}).items():
+            text = self.ctx.read.scalar_text(value, join("params", name), f"{name}: demo")
+            if not PARAM_NAME.fullmatch(name) or name == "secrets":
+                fix = "use letters, digits, '_' and '-', starting with a letter; secrets go under secrets:"
+                self.ctx.problems.add(
+                    value.key_line, join("params", name), f"{name!r} cannot be a param name", fix
+                )
+                text = None
+            if params is not None and text is not None:
+                params[name] = text
+            else:
+                params = None
+        self.params = params
+
+    def read_secrets(self, node: Node) -> None:
+        items = self.ctx.read.sequence(node, "secrets", _EXAMPLE["secrets"])
+        names: list[str] | None = [] if items is not None else None
+        for index, item in enumerate(items or []):
+            field = join("secrets", index)
+            name = self.ctx.read.string(item, field, "NEON_API_KEY")
+            if name is not None and not SECRET_NAME.fullmatch(name):
+                fix = "name the environment variable, e.g. NEON_API_KEY"
+                self.ctx.problems.add(item.line, field, f"{name!r} is not an environment variable name", fix)
+                name = None
+            elif name is not None and names is not None and name in names:
+                self.ctx.problems.add(item.line, field, f"{name} is listed twice", "list each secret once")
+            if name is not None and names is not None:
+                names.append(name)
+                self.ctx.lines[join("secrets", name)] = item.line
+            else:
+                names = None
+        self.ctx.secrets = None if names is None else tuple(dict.fromkeys(names))
+
+    def read_agents(self, node: Node) -> None:
+        self.agents = read_agents(node, self.ctx)
+
+    def read_trials(self, node: Node) -> None:
+        self.trials = self.ctx.read.integer(node, "trials", _EXAMPLE["trials"], minimum=1)
+
+    def read_pass_rate(self, node: Node) -> None:
+        rate = self.ctx.read.number(node, "pass_rate", _EXAMPLE["pass_rate"])
+        if rate is not None and not 0 < rate <= 1:
+            hint = f"; for {rate:g}% write {rate / 100:g}" if 1 < rate <= 100 else ""
+            fix = f"give a share of trials, more than 0 and at most 1, e.g. pass_rate: 0.67{hint}"
+            self.ctx.problems.add(node.line, "pass_rate", f"{rate:g} is out of range", fix)
+            rate = None
+        self.pass_rate = rate
+
+    def read_sandbox(self, node: Node) -> None:
+        entries = self.ctx.read.mapping(node, "sandbox", _EXAMPLE["sandbox"])
+        if entries is None:
+            return
+        self.ctx.read.only_keys(entries, "sandbox", ("template",))
+        if "template" not in entries:
+            return
+        value = entries["template"]
+        relative = self.ctx.read.string(value, "sandbox.template", _EXAMPLE["sandbox"])
+        if relative is None:
+            return
+        folder = Path(self.ctx.folder, relative).resolve()
+        if not folder.is_dir():
+            reason = "is not a folder" if folder.exists() else "does not exist"
+            fix = f"looked for {display_path(folder)}; paths are relative to the eval file"
+            self.ctx.problems.add(
+                value.line, "sandbox.template", f"the template folder {relative} {reason}", fix
+            )
+        self.template = folder
+
+    def read_shims(self, node: Node) -> None:
+        self.shims = read_shims(node, self.ctx)
+
+    def read_assert(self, node: Node) -> None:
+        self.assertions = read_assertions(node, self.ctx)
+
+    def read_max_cost_usd(self, node: Node) -> None:
+        if node.value is None:
+            return
+        cost = self.ctx.read.number(node, "max_cost_usd", _EXAMPLE["max_cost_usd"])
+        if cost is not None and cost <= 0:
+            self.ctx.problems.add(
+                node.line, "max_cost_usd", f"{cost:g} is not positive", "give dollars, e.g. 2"
+            )
+            cost = None
+        self.max_cost_usd = cost
+
+    def read_timeout(self, node: Node) -> None:
+        self.timeout_s = self.ctx.read.duration(node, "timeout", _EXAMPLE["timeout"])
+
+
+READERS: dict[str, Callable[[_EvalReader, Node], None]] = {
+    "id": _EvalReader.read_id,
+    "prompt": _EvalReader.read_prompt,
+    "prompt_text": _EvalReader.read_prompt_text,
+    "params": _EvalReader.read_params,
+    "secrets": _EvalReader.read_secrets,
+    "agents": _EvalReader.read_agents,
+    "trials": _EvalReader.read_trials,
+    "pass_rate": _EvalReader.read_pass_rate,
+    "sandbox": _EvalReader.read_sandbox,
+    "shims": _EvalReader.read_shims,
+    "assert": _EvalReader.read_assert,
+    "max_cost_usd": _EvalReader.read_max_cost_usd,
+    "timeout": _EvalReader.read_timeout,
+}
+"""Every key an eval file may hold, with its reader. ``secrets`` and ``params`` are read first."""
+
+_FIRST = ("secrets", "params")
+
+
+def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
+    """Read one eval definition; ``None`` when anything is wrong (every problem recorded in ``ctx``)."""
+    entries = ctx.read.mapping(root, "<file>", "prompt: prompt.md")
+    if entries is None:
+        return None
+    ctx.read.only_keys(entries, "", READERS)
+    reader = _EvalReader(ctx, default_id)
+    order = [key for key in _FIRST if key in entries] + [key for key in entries if key not in _FIRST]
+    for key in order:
+        if key in READERS:
+            ctx.lines[key] = entries[key].line
+            READERS[key](reader, entries[key])
+    _check_prompt_keys(entries, root, ctx)
+    if "agents" not in entries:
+        ctx.problems.add(root.line, "agents", "is missing", f"write e.g. {_EXAMPLE['agents']}")
+    if reader.prompt is not None:
+        _check_placeholders(reader.prompt, reader.params, entries, ctx)
+    r = reader
+    if (
+        ctx.problems
+        or r.id is None
+        or r.prompt is None
+        or r.params is None
+        or ctx.secrets is None
+        or r.agents is None
+        or r.trials is None
+        or r.pass_rate is None
+        or r.shims is None
+        or r.assertions is None
+        or r.timeout_s is None
+    ):
+        return None
+    return EvalSpec(
+        id=r.id,
+        source=ctx.source,
+        prompt_template=r.prompt[0],
+        prompt_path=r.prompt[1],
+        params=r.params,
+        secrets=ctx.secrets,
+        agents=r.agents,
+        trials=r.trials,
+        pass_rate=r.pass_rate,
+        template=r.template,
+        shims=r.shims,
+        assertions=r.assertions,
+        max_cost_usd=r.max_cost_usd,
+        timeout_s=r.timeout_s,
+        evals_root=ctx.evals_root,
+        lines=dict(ctx.lines),
+    )
+
+
+def _check_prompt_keys(entries: dict[str, Node], root: Node, ctx: Context) -> None:
+    if "prompt" in entries and "prompt_text" in entries:
+        later = max(entries["prompt"].key_line, entries["prompt_text"].key_line)
+        ctx.problems.add(
+            later, "prompt_text", "prompt and prompt_text are both given", "keep only one of them"
+        )
+    elif "prompt" not in entries and "prompt_text" not in entries:
+        fix = "add prompt: path/to/prompt.md, or prompt_text: | with the prompt itself"
+        ctx.problems.add(root.line, "prompt", "no prompt is given", fix)
+
+
+def _check_placeholders(
+    prompt: tuple[str, Path | None], params: dict[str, str] | None, entries: dict[str, Node], ctx: Context
+) -> None:
+    text, path = prompt
+    key = "prompt" if path is not None else "prompt_text"
+    line = entries[key].line
+    reported: set[tuple[bool, str]] = set()
+    for placeholder in find_placeholders(text):
+        where = (
+            f"{display_path(path)}:{placeholder.line}"
+            if path
+            else f"line {placeholder.line} of the prompt text"
+        )
+        if (placeholder.secret, placeholder.name) in reported:
+            continue
+        reported.add((placeholder.secret, placeholder.name))
+        if placeholder.secret:
+            if ctx.secrets is not None and placeholder.name not in ctx.secrets:
+                problem = f"{placeholder.written} at {where} is not declared"
+                ctx.problems.add(line, key, problem, f"add {placeholder.name} to secrets: [...]")
+        elif params is not None and placeholder.name not in params:
+            close = suggest(placeholder.name, params)
+            fix = f"did you mean {close}?" if close else f"add {placeholder.name} under params:"
+            fix += r" Write \{{ for a literal {{"
+            ctx.problems.add(line, key, f"{placeholder.written} at {where} is not a param", fix)
