@@ -49,7 +49,7 @@ def _kind(value: object) -> str:
         return "a number"
     if isinstance(value, str):
         return "a string"
-    if isinstance(value, list | tuple):
+    if isinstance(value, list):
         return "an array"
     if isinstance(value, dict):
         return "an object"
