@@ -1,0 +1,37 @@
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from trialbook.sandbox import Sandbox, ShimConfig, create_sandbox
+
+MakeSandbox = Callable[..., Sandbox]
+
+
+@pytest.fixture
+def make_sandbox(tmp_path: Path) -> Iterator[MakeSandbox]:
+    """Create sandboxes under ``tmp_path/trials`` and close whatever the test left open."""
+    made: list[Sandbox] = []
+
+    def make(
+        *,
+        shims: Sequence[ShimConfig] = (),
+        template: Path | None = None,
+        secrets: Mapping[str, str] | None = None,
+        extra_env: Mapping[str, str] | None = None,
+        base_path: str | None = None,
+    ) -> Sandbox:
+        sandbox = create_sandbox(
+            root=tmp_path / "trials",
+            template=template,
+            shims=shims,
+            secrets=secrets or {},
+            extra_env=extra_env or {},
+            base_path=base_path,
+        )
+        made.append(sandbox)
+        return sandbox
+
+    yield make
+    for sandbox in made:
+        sandbox.close()
