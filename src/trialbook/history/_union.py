@@ -14,7 +14,8 @@ def union_lines(base: bytes | None, ours: bytes | None, theirs: bytes | None) ->
     """Merge one file; the first rule that applies wins.
 
     1. One side is missing or a line-prefix of the other: take the longer side.
-    2. Both sides extend ``base``: ``theirs + ours[len(base):]`` (exact append order).
+    2. Both sides extend ``base``: ``theirs + ours[len(base):]`` (exact append order), skipping
+       any line ``theirs`` already holds.
     3. Otherwise: ``theirs``, then each line of ``ours`` that ``theirs`` lacks.
 
     Lines are compared as whole byte strings; lines carry a unique ``run_id``, so equal bytes mean
@@ -27,11 +28,13 @@ def union_lines(base: bytes | None, ours: bytes | None, theirs: bytes | None) ->
         return _join(other)
     if _is_prefix(other, mine):
         return _join(mine)
+    seen = set(other)
     if base is not None:
         common = _split(base)
         if _is_prefix(common, mine) and _is_prefix(common, other):
-            return _join(other + mine[len(common) :])
-    seen = set(other)
+            # Skipping lines theirs already has costs nothing in a clean history and keeps a line
+            # from doubling when the remote's history was rewritten (for example by a forced push).
+            return _join(other + [line for line in mine[len(common) :] if line not in seen])
     return _join(other + [line for line in mine if line not in seen])
 
 
