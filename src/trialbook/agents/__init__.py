@@ -1,5 +1,21 @@
 """Agent adapters: one protocol, a registry fed by the ``trialbook.agents`` entry-point group."""
 
 from ._protocol import Agent, AgentFactory, AgentSpec, AgentTask, Availability
+from ._registry import ENTRY_POINT_GROUP, RegisteredAgent, create_agent, known_agent_names, registered_agents
+from .script import ScriptAgent, ScriptFunction, script_agent
 
-__all__ = ["Agent", "AgentFactory", "AgentSpec", "AgentTask", "Availability"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Agent",
+    "AgentFactory",
+    "AgentSpec",
+    "AgentTask",
+    "Availability",
+    "RegisteredAgent",
+    "ScriptAgent",
+    "ScriptFunction",
+    "create_agent",
+    "known_agent_names",
+    "registered_agents",
+    "script_agent",
+]

@@ -1,0 +1,96 @@
+"""What the agents that call no model (literal, script) share: evidence for local steps and transcripts.
+
+Both run commands on this machine and describe each as a ``bash`` (or ``python``) tool call, so their
+results read like any other agent's: a user turn, one assistant turn per tool call, a closing message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import __version__
+from ..evidence import AgentResult, JsonValue, StopReason, ToolCall, Turn
+from ._protocol import AgentTask
+
+__all__ = ["LocalStep", "local_result", "write_text_atomic"]
+
+
+@dataclass(frozen=True)
+class LocalStep:
+    """One command that ran: ``exit_code`` is ``None`` when it was killed at the deadline."""
+
+    call_id: str
+    tool: str
+    arguments: JsonValue
+    output: str
+    exit_code: int | None
+    error: str | None = None
+
+    def tool_call(self) -> ToolCall:
+        """The step as evidence; a killed step completed (it was stopped) without succeeding."""
+        failed = self.exit_code != 0 or self.error is not None
+        error = self.error
+        if error is None and self.exit_code not in (0, None):
+            error = f"exit code {self.exit_code}"
+        return ToolCall(
+            call_id=self.call_id,
+            name=self.tool,
+            arguments=self.arguments,
+            completion_received=True,
+            success=not failed,
+            result=self.output,
+            error=error,
+        )
+
+
+def local_result(
+    *,
+    agent_name: str,
+    task: AgentTask,
+    steps: list[LocalStep],
+    final_message: str | None,
+    success: bool,
+    stop_reason: StopReason,
+    error: str | None,
+    started: float,
+) -> AgentResult:
+    """The evidence of a local run; it costs nothing (``0.0``) and uses no tokens (no usage entries)."""
+    turns = [Turn(role="user", content=task.prompt)]
+    turns.extend(Turn(role="assistant", content=None, tool_call_ids=(step.call_id,)) for step in steps)
+    if final_message is not None:
+        turns.append(Turn(role="assistant", content=final_message))
+    return AgentResult(
+        agent_name=agent_name,
+        agent_version=__version__,
+        success=success,
+        error=error,
+        stop_reason=stop_reason,
+        turns=tuple(turns),
+        all_tool_calls=tuple(step.tool_call() for step in steps),
+        usage=(),
+        cost_usd=0.0,
+        model_used=None,
+        duration_ms=(time.monotonic() - started) * 1000,
+        working_directory=str(task.workdir),
+    )
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write a transcript through a temporary file in the same folder, so a reader never sees half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,161 @@
+"""The ``literal`` agent: follow a guide's shell steps exactly as written, with no model.
+
+All steps run in one bash process, the way a reader pastes them into one terminal, so ``cd``, exported
+variables and shell functions carry from one step to the next. Each step is sourced from its own file
+(a step with an unclosed quote fails alone instead of swallowing the next one) with ``set -e`` and
+``pipefail``; the first failing step ends the shell, and the steps after it are not run. A small
+progress file says which step started and how it ended, so a kill at the deadline still tells which step
+was running.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from pathlib import Path
+
+from .. import __version__
+from ..errors import ConfigError
+from ..evidence import AgentResult, StopReason
+from ..sandbox._shims import bash_path
+from ..sandbox.process import ProcessOutcome, run_process
+from ._fences import ShellStep, shell_steps
+from ._local import LocalStep, local_result, write_text_atomic
+from ._protocol import Agent, AgentSpec, AgentTask, Availability
+
+__all__ = ["LiteralAgent", "create"]
+
+_OPTIONS = frozenset({"env"})  # env is applied by the runner to the sandbox environment
+
+
+def _driver(folder: Path, count: int) -> str:
+    lines = [f"__tb_steps={shlex.quote(str(folder))}"]
+    for i in range(1, count + 1):
+        lines += [
+            f'printf "start {i}\\n" >> "$__tb_steps/progress"',
+            "set -e -o pipefail",
+            f'source "$__tb_steps/step-{i}.sh" > "$__tb_steps/step-{i}.out" 2>&1',
+            "__tb_rc=$?",
+            "set +e +o pipefail",
+            f'printf "end {i} %d\\n" "$__tb_rc" >> "$__tb_steps/progress"',
+            '[ "$__tb_rc" -eq 0 ] || exit "$__tb_rc"',
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _progress(folder: Path) -> tuple[int, dict[int, int]]:
+    """The last step that started and the exit code of each step that ended."""
+    started, ended = 0, {}
+    path = folder / "progress"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    for line in text.splitlines():
+        parts = line.split()
+        if parts[:1] == ["start"]:
+            started = int(parts[1])
+        elif parts[:1] == ["end"] and len(parts) == 3:
+            ended[int(parts[1])] = int(parts[2])
+    return started, ended
+
+
+def _describe(step: ShellStep, total: int) -> str:
+    return f"step {step.index} of {total} (line {step.line})"
+
+
+class LiteralAgent:
+    """Runs a rendered prompt's fenced shell blocks in order in the sandbox."""
+
+    name = "literal"
+    model = None
+
+    def available(self) -> Availability:
+        """Always available: it needs only bash, which the sandbox needs too."""
+        return Availability(ok=True)
+
+    def version(self) -> str:
+        """The literal agent changes only with trialbook itself."""
+        return __version__
+
+    async def aclose(self) -> None:
+        """Nothing is shared across trials."""
+
+    async def run(self, task: AgentTask) -> AgentResult:
+        """Run every step until one fails or the deadline passes; see the module docstring."""
+        started = time.monotonic()
+        steps = shell_steps(task.prompt)
+        folder = task.output_dir / "literal"
+        folder.mkdir(parents=True, exist_ok=True)
+        for step in steps:
+            (folder / f"step-{step.index}.sh").write_text(step.script, encoding="utf-8")
+        try:
+            outcome = await run_process(
+                [bash_path(), "-c", _driver(folder, len(steps))],
+                cwd=task.workdir,
+                env=task.env,
+                timeout_s=task.timeout_s,
+                merge_stderr=True,
+            )
+        except OSError as exc:
+            message = f"could not start bash for the literal steps: {exc}"
+            return local_result(
+                agent_name=self.name, task=task, steps=[], final_message=None, success=False,
+                stop_reason="execution_error", error=message, started=started,
+            )  # fmt: skip
+        return self._result(task, steps, folder, outcome, started)
+
+    def _result(
+        self, task: AgentTask, steps: list[ShellStep], folder: Path, outcome: ProcessOutcome, started: float
+    ) -> AgentResult:
+        last_started, ended = _progress(folder)
+        records: list[LocalStep] = []
+        transcript: list[str] = []
+        for step in steps[:last_started]:
+            out_path = folder / f"step-{step.index}.out"
+            output = out_path.read_bytes().decode("utf-8", "replace") if out_path.exists() else ""
+            code = ended.get(step.index, None if outcome.timed_out else outcome.returncode)
+            error = f"timed out after {task.timeout_s:g}s" if code is None else None
+            records.append(
+                LocalStep(f"step-{step.index}", "bash", {"command": step.script}, output, code, error)
+            )
+            status = error or f"exit code {code}"
+            transcript.append(f"## {_describe(step, len(steps))}, {step.language}\n{step.script}")
+            transcript.append(f"--- output ---\n{output}--- {status} ---\n")
+        shell_output = outcome.stdout.decode("utf-8", "replace")
+        if shell_output:
+            transcript.append(f"--- shell ---\n{shell_output}")
+        stop_reason: StopReason = "completed"
+        success, error, message = True, None, f"Ran all {len(steps)} steps."
+        if not steps:
+            message = "The prompt has no bash, sh, shell or console code block; nothing was run."
+        elif last_started == 0:
+            error = f"the literal steps' shell stopped before the first step: {shell_output.strip()}"
+            success, stop_reason, message = False, "execution_error", f"Stopped: {error}."
+        elif outcome.timed_out:
+            current = steps[last_started - 1]
+            error = f"timed out after {task.timeout_s:g}s during {_describe(current, len(steps))}"
+            success, stop_reason, message = False, "timeout", f"Stopped: {error}."
+        elif last_started < len(steps) or ended.get(last_started) != 0:
+            current = steps[last_started - 1]
+            code = records[-1].exit_code
+            skipped = len(steps) - last_started
+            what = "failed with" if code != 0 else "ended the shell with"
+            message = (
+                f"{_describe(current, len(steps)).capitalize()} {what} exit code {code}; "
+                f"{skipped} later step{'s' if skipped != 1 else ''} not run."
+            )
+        transcript.append(f"=== {message} ===\n")
+        write_text_atomic(task.output_dir / "literal.log", "\n".join(transcript))
+        return local_result(
+            agent_name=self.name, task=task, steps=records, final_message=message, success=success,
+            stop_reason=stop_reason, error=error, started=started,
+        )  # fmt: skip
+
+
+def create(spec: AgentSpec) -> Agent:
+    """Build the literal agent; it takes no options but ``env``, and no model."""
+    unknown = sorted(set(spec.options) - _OPTIONS)
+    if unknown:
+        raise ConfigError(
+            f"{spec.source}: agent {spec.name!r}: {unknown[0]}: unknown option; the literal agent runs the "
+            "prompt's shell blocks as written and takes only env"
+        )
+    return LiteralAgent()

@@ -1,0 +1,187 @@
+"""Script agents: a shell script or a Python function standing in for an agent.
+
+They make evals and tests deterministic and free: the script does what an agent would (edit files, call
+shimmed CLIs) and its output becomes the agent's one tool call and closing message. In an eval file an
+agent entry with ``script:`` is one; in Python, :func:`script_agent` builds the entry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import time
+import traceback
+from collections.abc import Awaitable, Callable
+from typing import TypeAlias
+
+from .. import __version__
+from ..errors import ConfigError
+from ..evidence import AgentResult, JsonValue, StopReason
+from ..sandbox._shims import bash_path
+from ..sandbox.process import run_process
+from ._local import LocalStep, local_result, write_text_atomic
+from ._protocol import Agent, AgentSpec, AgentTask, Availability
+
+__all__ = ["ScriptAgent", "ScriptFunction", "create", "script_agent"]
+
+ScriptFunction: TypeAlias = Callable[[AgentTask], "Awaitable[str | None] | str | None"]
+"""A Python stand-in for an agent: given the trial, it does the work and returns what it would say."""
+
+_FUNCTIONS: dict[str, ScriptFunction] = {}
+"""Functions passed to :func:`script_agent` in this process, by the reference their entry carries."""
+
+_OPTIONS = frozenset({"script", "python", "env"})  # env is applied by the runner
+
+
+def _reference(function: ScriptFunction) -> str:
+    module = getattr(function, "__module__", None) or "__main__"
+    qualname = getattr(function, "__qualname__", None) or type(function).__qualname__
+    reference = f"{module}:{qualname}"
+    # A lambda or a nested function cannot be imported back; its identity keeps two of them apart.
+    return reference if "<" not in qualname else f"{reference}#{id(function):x}"
+
+
+def script_agent(name: str, script: str | ScriptFunction) -> AgentSpec:
+    """An agent entry for a Python eval file or a test: ``agents=[script_agent("fake", "touch done")]``.
+
+    A string is a bash script run in the workdir (the prompt is on stdin and in ``$TRIALBOOK_PROMPT``).
+    A function is called with the :class:`AgentTask` (awaited when it is async) and returns its message.
+    Build the adapter itself with ``trialbook.agents.create_agent(entry)``.
+    """
+    if isinstance(script, str):
+        return AgentSpec(name=name, options={"script": script})
+    reference = _reference(script)
+    _FUNCTIONS[reference] = script
+    return AgentSpec(name=name, options={"python": reference})
+
+
+def _resolve(reference: str, source: str) -> ScriptFunction:
+    if reference in _FUNCTIONS:
+        return _FUNCTIONS[reference]
+    module_name, _, qualname = reference.partition(":")
+    try:
+        found: object = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ConfigError(
+            f"{source}: python: cannot load {reference!r} ({exc}); write it as module:function"
+        ) from exc
+    if not callable(found):
+        raise ConfigError(f"{source}: python: {reference!r} is not a function")
+    return found
+
+
+class ScriptAgent:
+    """An :class:`Agent` that runs a bash script or a Python function instead of a model."""
+
+    def __init__(self, name: str, script: str | ScriptFunction) -> None:
+        self._name = name
+        self.script = script
+
+    @property
+    def name(self) -> str:
+        """The name the eval file gave this agent."""
+        return self._name
+
+    @property
+    def model(self) -> None:
+        """A script calls no model."""
+        return None
+
+    def available(self) -> Availability:
+        """Always available: a shell script needs only bash, which the sandbox needs too."""
+        return Availability(ok=True)
+
+    def version(self) -> str:
+        """Script agents change only with trialbook itself (and their script, which is in the cache key)."""
+        return __version__
+
+    async def aclose(self) -> None:
+        """Nothing is shared across trials."""
+
+    async def run(self, task: AgentTask) -> AgentResult:
+        """Run the script once; its exit status (or exception) decides ``success``."""
+        started = time.monotonic()
+        if isinstance(self.script, str):
+            step, stop_reason, said = await self._run_shell(self.script, task)
+            shown = self.script
+        else:
+            step, stop_reason, said = await self._run_function(self.script, task)
+            shown = f"python {_reference(self.script)}"
+        log = f"$ {shown}\n{step.output}--- {step.error or 'exit code 0'} ---\n"
+        write_text_atomic(task.output_dir / "script.log", log)
+        return local_result(
+            agent_name=self.name, task=task, steps=[step], final_message=said, success=step.error is None,
+            stop_reason=stop_reason, error=step.error, started=started,
+        )  # fmt: skip
+
+    async def _run_shell(self, script: str, task: AgentTask) -> tuple[LocalStep, StopReason, str | None]:
+        env = {**task.env, "TRIALBOOK_PROMPT": task.prompt}
+        outcome = await run_process(
+            [bash_path(), "-c", script],
+            cwd=task.workdir,
+            env=env,
+            timeout_s=task.timeout_s,
+            stdin=task.prompt.encode("utf-8"),
+            merge_stderr=True,
+        )
+        output = outcome.stdout.decode("utf-8", "replace")
+        error: str | None = None
+        stop_reason: StopReason = "completed"
+        if outcome.timed_out:
+            error, stop_reason = f"the script timed out after {task.timeout_s:g}s", "timeout"
+        elif outcome.returncode != 0:
+            error, stop_reason = f"the script exited with code {outcome.returncode}", "execution_error"
+        step = LocalStep("script-1", "bash", {"command": script}, output, outcome.returncode, error)
+        return step, stop_reason, output if error is None else None
+
+    async def _run_function(
+        self, function: ScriptFunction, task: AgentTask
+    ) -> tuple[LocalStep, StopReason, str | None]:
+        async def call() -> object:
+            # A plain function may block; it runs in a thread so other trials keep going.
+            plain: Callable[[AgentTask], object] = function
+            result = (
+                function(task)
+                if inspect.iscoroutinefunction(function)
+                else await asyncio.to_thread(plain, task)
+            )
+            return await result if inspect.isawaitable(result) else result
+
+        arguments: JsonValue = {"function": _reference(function)}
+        try:
+            said = await asyncio.wait_for(call(), task.timeout_s)
+        except TimeoutError:
+            error = f"the function timed out after {task.timeout_s:g}s"
+            return LocalStep("script-1", "python", arguments, "", None, error), "timeout", None
+        except Exception as exc:
+            error = "".join(traceback.format_exception_only(exc)).strip()
+            return LocalStep("script-1", "python", arguments, "", 1, error), "execution_error", None
+        if said is not None and not isinstance(said, str):
+            error = f"the function returned {type(said).__name__}; return the agent's message as str or None"
+            return LocalStep("script-1", "python", arguments, "", 1, error), "execution_error", None
+        return LocalStep("script-1", "python", arguments, said or "", 0), "completed", said
+
+
+def create(spec: AgentSpec) -> Agent:
+    """Build a script agent from an entry with ``script:`` (bash) or ``python:`` (``module:function``)."""
+    unknown = sorted(set(spec.options) - _OPTIONS)
+    if unknown:
+        raise ConfigError(
+            f"{spec.source}: agent {spec.name!r}: {unknown[0]}: unknown option; a script agent takes "
+            "script (or python) and env"
+        )
+    script, python = spec.options.get("script"), spec.options.get("python")
+    if (script is None) == (python is None):
+        raise ConfigError(f"{spec.source}: agent {spec.name!r}: give exactly one of script or python")
+    if script is not None:
+        if not isinstance(script, str) or not script.strip():
+            raise ConfigError(
+                f"{spec.source}: agent {spec.name!r}: script: expected a non-empty shell script"
+            )
+        return ScriptAgent(spec.name, script)
+    if not isinstance(python, str):
+        raise ConfigError(f"{spec.source}: agent {spec.name!r}: python: expected 'module:function'")
+    return ScriptAgent(spec.name, _resolve(python, f"{spec.source}: agent {spec.name!r}"))
