@@ -17,9 +17,11 @@ from ._comment import CommentResult, find_sticky_comment, upsert_sticky_comment
 from ._env import DEFAULT_API_URL, ActionsEnv
 from ._files import SUMMARY_LIMIT, format_outputs, truncate_utf8, write_outputs, write_summary
 from ._http import ApiResponse, GitHubApi, GitHubApiError
+from ._report import ANNOTATION_LIMIT, action_outputs, failure_annotations
 from ._trigger import DEFAULT_LABEL, TriggerPlan, decide_trigger, truthy_input
 
 __all__ = [
+    "ANNOTATION_LIMIT",
     "DEFAULT_API_URL",
     "DEFAULT_LABEL",
     "SUMMARY_LIMIT",
@@ -30,12 +32,14 @@ __all__ = [
     "GitHubApi",
     "GitHubApiError",
     "TriggerPlan",
+    "action_outputs",
     "add_mask_lines",
     "annotation",
     "decide_trigger",
     "emit_annotation",
     "escape_data",
     "escape_property",
+    "failure_annotations",
     "find_sticky_comment",
     "format_outputs",
     "mask_secrets",
