@@ -44,7 +44,7 @@ class Context:
     def invalid(self, line: int, field: str, message: str, fix: str) -> None:
         """Record a value error whose message may already end with its own fix in parentheses."""
         if message.endswith(")"):
-            self.problems.items.append(f"{self.problems.path}:{line}: {field}: {message}")
+            self.problems.add_message(line, field, message)
         else:
             self.problems.add(line, field, message, fix)
 

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
+from ._problems import display_path
+
 __all__ = ["EvalImportError", "import_eval_file", "resolve_check", "search_dirs"]
 
 _TOP_LEVEL_FROM: dict[str, Path] = {}
@@ -82,7 +84,7 @@ def resolve_check(reference: str, folders: Sequence[Path]) -> Callable[..., obje
         with _on_sys_path([home] if home is not None else []):
             module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        where = ", ".join(str(folder) for folder in folders)
+        where = ", ".join(display_path(folder) for folder in folders)
         raise ValueError(f"cannot import {module_name!r} ({exc}); looked in {where}") from exc
     except Exception as exc:
         raise ValueError(f"importing {module_name!r} failed: {type(exc).__name__}: {exc}") from exc

@@ -87,7 +87,7 @@ def _load_python(entry: Found, problems: Problems, known_agents: Collection[str]
             from_python(definition.fields, definition.line), _context(entry, own, known_agents), entry.id
         )
         if own is not problems:
-            problems.items.extend(own.items)
+            problems.extend(own)
         if spec is not None:
             specs.append(spec)
     return specs

@@ -32,11 +32,24 @@ class Problems:
 
     def __init__(self, path: Path | str) -> None:
         self.path = display_path(path)
-        self.items: list[str] = []
+        self._found: list[tuple[int, str]] = []
+
+    @property
+    def items(self) -> list[str]:
+        """Every problem, by line (readers visit keys in dependency order, authors read top down)."""
+        return [text for _, text in sorted(self._found, key=lambda found: found[0])]
 
     def add(self, line: int, field: str, problem: str, fix: str) -> None:
         """Record one problem; ``fix`` tells the author what to write instead."""
-        self.items.append(f"{self.path}:{line}: {field}: {problem} ({fix})")
+        self.add_message(line, field, f"{problem} ({fix})")
+
+    def add_message(self, line: int, field: str, message: str) -> None:
+        """Record one problem whose message already ends with its fix in parentheses."""
+        self._found.append((line, f"{self.path}:{line}: {field}: {message}"))
+
+    def extend(self, other: Problems) -> None:
+        """Take over the problems another collector found (e.g. in a helper module of a Python eval)."""
+        self._found.extend(other._found)
 
     def unknown_key(self, line: int, field: str, key: str, known: Iterable[str]) -> None:
         """Record a key the reader does not know, with the nearest known one when there is one."""
@@ -46,4 +59,4 @@ class Problems:
         self.add(line, field, f"unknown key {key!r}", fix)
 
     def __bool__(self) -> bool:
-        return bool(self.items)
+        return bool(self._found)

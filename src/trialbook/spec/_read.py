@@ -261,6 +261,6 @@ def _check_placeholders(
                 ctx.problems.add(line, key, problem, f"add {placeholder.name} to secrets: [...]")
         elif params is not None and placeholder.name not in params:
             close = suggest(placeholder.name, params)
-            fix = f"did you mean {close}?" if close else f"add {placeholder.name} under params:"
-            fix += r" Write \{{ for a literal {{"
+            fix = f"did you mean {close}? Or" if close else "add it under params, or"
+            fix += r" write \{{ to keep the braces as text"
             ctx.problems.add(line, key, f"{placeholder.written} at {where} is not a param", fix)

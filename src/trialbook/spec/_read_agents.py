@@ -135,7 +135,10 @@ def read_shims(node: Node, ctx: Context) -> tuple[ShimSpec, ...] | None:
             shims.append(ShimSpec(name, "passthrough" if value.value == "passthrough" else "stub"))
         elif (body := value.mapping) is not None:
             ctx.read.only_keys(body, field, ("script",))
-            script = ctx.read.string(body["script"], join(field, "script"), fix) if "script" in body else None
+            example = "neon: {script: 'echo neon ok'}"
+            script = (
+                ctx.read.string(body["script"], join(field, "script"), example) if "script" in body else None
+            )
             if "script" not in body:
                 ctx.problems.add(value.line, join(field, "script"), "is missing", fix)
             shims.append(None if script is None or len(body) != 1 else ShimSpec(name, "stub", script))
