@@ -1,0 +1,268 @@
+"""The ``claude-code`` agent: Anthropic's Claude Code CLI run non-interactively, one process per trial.
+
+Each trial runs ``claude -p`` with ``--bare`` (no hooks, plugins, memory or keychain: credentials come
+only from ``ANTHROPIC_API_KEY``), permissions bypassed (the sandbox is the boundary), an isolated HOME
+and config folder, and telemetry, auto-update and non-essential traffic off.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from ..evidence import AgentResult, JsonObject, StopReason, Turn
+from ._claude_stream import ClaudeStream, parse_claude_stream
+from ._cli_support import CliRun, Options, build_env, find_binary, mask, probe_version, run_cli, secret_values
+from ._cli_support import write_atomic as _write
+from ._protocol import Agent, AgentSpec, AgentTask, Availability
+
+__all__ = ["NAME", "ClaudeCodeAgent", "create"]
+
+NAME = "claude-code"
+PACKAGE = "@anthropic-ai/claude-code"
+PASSTHROUGH = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+OPTIONS = ("model", "max_turns", "args", "binary", "env")
+MAX_RETRIES = "2"
+"""Default ``CLAUDE_CODE_MAX_RETRIES``: the CLI's own 10 retries back off for minutes on a dead endpoint."""
+
+_AUTH_STATUSES = (401, 403)
+
+
+def _watch(line: str) -> str | None:
+    """Stop at the first retry of a rejected key: retrying cannot fix it, and each retry waits longer."""
+    if '"api_retry"' not in line:
+        return None
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    if event.get("error_status") in _AUTH_STATUSES or event.get("error") == "authentication_failed":
+        status = event.get("error_status")
+        return (
+            f"the model API rejected the credentials (HTTP {status}); check ANTHROPIC_API_KEY "
+            "(and ANTHROPIC_BASE_URL). Stopped instead of retrying"
+        )
+    return None
+
+
+class ClaudeCodeAgent:
+    """Runs trials through the ``claude`` binary; see the module docstring for how it is isolated."""
+
+    def __init__(self, spec: AgentSpec) -> None:
+        options = Options(spec, OPTIONS)
+        self._model = options.string("model")
+        self._max_turns = options.positive_int("max_turns")
+        self._args = options.strings("args")
+        self._binary_option = options.string("binary")
+        self._env = options.env()
+        self._availability: Availability | None = None
+
+    @property
+    def name(self) -> str:
+        """``claude-code``."""
+        return NAME
+
+    @property
+    def model(self) -> str | None:
+        """The ``model`` option (an alias such as ``sonnet`` or a full name), ``None`` for the CLI default."""
+        return self._model
+
+    def _binary(self) -> tuple[Path | None, str | None]:
+        return find_binary(self._binary_option, "claude", PACKAGE)
+
+    def version(self) -> str | None:
+        """``claude --version``, memoised per binary file."""
+        binary, _ = self._binary()
+        return None if binary is None else probe_version(binary, ["--version"], r"^(\S+) \(Claude Code\)", {})
+
+    def available(self) -> Availability:
+        """The binary is found and ``claude auth status`` accepts the key the trials will get."""
+        if self._availability is None:
+            self._availability = self._check()
+        return self._availability
+
+    def _check(self) -> Availability:
+        binary, missing = self._binary()
+        if binary is None:
+            return Availability(False, f"{NAME}: {missing}")
+        if "ANTHROPIC_API_KEY" in self._env:
+            return Availability(True)  # may be a {{ secrets.X }} template, rendered per trial
+        if "ANTHROPIC_API_KEY" not in os.environ:
+            return Availability(
+                False,
+                f"{NAME}: ANTHROPIC_API_KEY is not set. trialbook runs claude with --bare, which reads "
+                "credentials only from that variable: set it in the environment or in the agent's env.",
+            )
+        with tempfile.TemporaryDirectory(prefix="trialbook-claude-") as home:
+            env = build_env(
+                passthrough=PASSTHROUGH, option_env=self._env, task_env={}, fixed=_fixed(Path(home))
+            )
+            env["PATH"] = os.environ.get("PATH", os.defpath)
+            try:
+                done = subprocess.run(
+                    [str(binary), "auth", "status"],
+                    capture_output=True,
+                    text=True,
+                    timeout=30,
+                    env=env,
+                    check=False,
+                )
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                return Availability(False, f"{NAME}: `claude auth status` failed: {exc}")
+        if done.returncode != 0:
+            said = mask(done.stdout.strip() or done.stderr.strip(), secret_values(env))
+            return Availability(False, f"{NAME}: `claude auth status` reports no usable login: {said}")
+        return Availability(True)
+
+    def argv(self, task: AgentTask, binary: Path) -> list[str]:
+        """The command line of one trial (the prompt last, after ``--``)."""
+        argv = [str(binary), "-p", "--output-format", "stream-json", "--verbose", "--bare"]
+        argv += ["--permission-mode", "bypassPermissions"]
+        if self._model is not None:
+            argv += ["--model", self._model]
+        if self._max_turns is not None:
+            argv += ["--max-turns", str(self._max_turns)]
+        if task.max_cost_usd is not None:
+            argv += ["--max-budget-usd", f"{task.max_cost_usd:g}"]
+        return [*argv, *self._args, "--", task.prompt]
+
+    async def run(self, task: AgentTask) -> AgentResult:
+        """Run one trial; failures of the agent come back as an unsuccessful result, never as an exception."""
+        binary, missing = self._binary()
+        if binary is None:
+            return _failed(f"{NAME}: {missing}", task)
+        env = build_env(
+            passthrough=PASSTHROUGH,
+            option_env=self._env,
+            task_env=task.env,
+            fixed=_fixed(task.home),
+            defaults={"CLAUDE_CODE_MAX_RETRIES": MAX_RETRIES},
+        )
+        (task.home / ".claude").mkdir(parents=True, exist_ok=True)
+        argv = self.argv(task, binary)
+        run = await run_cli(argv, cwd=task.workdir, env=env, timeout_s=task.timeout_s, watch=_watch)
+        secrets = secret_values(env)
+        lines = [mask(line, secrets) for line in run.lines]
+        _write(task.output_dir / "claude.jsonl", "".join(f"{line}\n" for line in lines))
+        _write(task.output_dir / "claude.stderr.log", mask(run.stderr, secrets))
+        stream = parse_claude_stream(lines)
+        configuration: JsonObject = {
+            "argv": [mask(a, secrets) for a in argv[:-1]],
+            "session_id": stream.session_id,
+            "tools": stream.init.get("tools") if stream.init else None,
+        }
+        return claude_result(
+            stream,
+            run,
+            task,
+            probed_version=self.version(),
+            stderr=mask(run.stderr, secrets),
+            config=configuration,
+        )
+
+    async def aclose(self) -> None:
+        """Nothing is shared across trials."""
+
+
+def _fixed(home: Path) -> dict[str, str]:
+    return {
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "IS_SANDBOX": "1",  # CI runs as root, where bypassPermissions is refused without it
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1",
+    }
+
+
+def _failed(error: str, task: AgentTask) -> AgentResult:
+    return AgentResult(
+        agent_name=NAME,
+        agent_version=None,
+        success=False,
+        error=error,
+        stop_reason="execution_error",
+        turns=(Turn("user", task.prompt),),
+        working_directory=str(task.workdir),
+    )
+
+
+def _outcome(
+    stream: ClaudeStream, run: CliRun, task: AgentTask, stderr: str
+) -> tuple[StopReason, str | None]:
+    result = stream.result
+    if run.aborted is not None:
+        return "execution_error", f"{NAME}: {run.aborted}"
+    if run.timed_out:
+        # Even when the CLI wraps up and prints a result in the grace period after SIGTERM (it does:
+        # it kills its tools and finishes the turn), the trial ran out of time.
+        return "timeout", f"{NAME} did not finish within {task.timeout_s:g} s; its processes were killed"
+    if result is None:
+        last = stderr.strip().splitlines()[-1:] or ["no output on stderr"]
+        return (
+            "execution_error",
+            f"{NAME} exited with code {run.returncode} before its result event: {last[0]}",
+        )
+    subtype, errors = result.get("subtype"), result.get("errors")
+    detail = "; ".join(str(e) for e in errors) if isinstance(errors, list) and errors else None
+    if subtype == "error_max_turns":
+        return "execution_error", f"error_max_turns: {detail or 'the max_turns limit was reached'}"
+    if subtype == "error_max_budget_usd":
+        return "execution_error", f"error_max_budget_usd: {detail or 'the per-trial cost cap was reached'}"
+    if result.get("is_error") is True or subtype != "success":
+        said = detail or result.get("result") or "; ".join(stream.synthetic_errors) or "no detail given"
+        status = result.get("api_error_status")
+        return "execution_error", f"{subtype}: {said}" + (f" (HTTP {status})" if status else "")
+    return "completed", None
+
+
+def claude_result(
+    stream: ClaudeStream,
+    run: CliRun,
+    task: AgentTask,
+    *,
+    probed_version: str | None,
+    stderr: str = "",
+    config: JsonObject | None = None,
+) -> AgentResult:
+    """Turn a parsed stream and how the process ended into the trial's evidence."""
+    stop_reason, error = _outcome(stream, run, task, stderr)
+    capture_errors = [*stream.problems]
+    capture_errors += [f"claude.jsonl line {n} is not JSON" for n in stream.unreadable_lines]
+    if stream.result is None:
+        capture_errors.append("the stream ended without a result event: usage and cost are unknown")
+    if stream.version and probed_version and stream.version != probed_version:
+        capture_errors.append(
+            f"claude reported version {stream.version} but `claude --version` said {probed_version}"
+        )
+    if stream.problems and error is None:
+        stop_reason, error = (
+            "execution_error",
+            f"{NAME}: the event stream did not correlate: {stream.problems[0]}",
+        )
+    duration = stream.result.get("duration_ms") if stream.result else None
+    return AgentResult(
+        agent_name=NAME,
+        agent_version=stream.version or probed_version,
+        success=stop_reason == "completed",
+        error=error,
+        stop_reason=stop_reason,
+        turns=(Turn("user", task.prompt), *stream.turns),
+        all_tool_calls=stream.tool_calls,
+        usage=stream.usage(),
+        cost_usd=stream.cost_usd(),
+        model_used=stream.model,
+        duration_ms=float(duration) if isinstance(duration, int | float) else run.duration_ms,
+        working_directory=str(task.workdir),
+        raw_events=stream.events,
+        capture_errors=tuple(capture_errors),
+        configuration=config,
+    )
+
+
+def create(spec: AgentSpec) -> Agent:
+    """Entry point of the ``claude-code`` agent (``trialbook.agents`` group)."""
+    return ClaudeCodeAgent(spec)
