@@ -178,9 +178,7 @@ def create(spec: AgentSpec) -> Agent:
         raise ConfigError(f"{spec.source}: agent {spec.name!r}: give exactly one of script or python")
     if script is not None:
         if not isinstance(script, str) or not script.strip():
-            raise ConfigError(
-                f"{spec.source}: agent {spec.name!r}: script: expected a non-empty shell script"
-            )
+            raise ConfigError(f"{spec.source}: agent {spec.name!r}: script: expected a non-empty bash script")
         return ScriptAgent(spec.name, script)
     if not isinstance(python, str):
         raise ConfigError(f"{spec.source}: agent {spec.name!r}: python: expected 'module:function'")
