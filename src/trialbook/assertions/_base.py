@@ -9,7 +9,7 @@ from typing import Protocol, runtime_checkable
 from ..evidence import AssertionRecord, JsonObject, JsonValue
 from ._trial import Call, FinishedTrial
 
-__all__ = ["Assertion", "describe_calls", "evaluate_all", "make_label"]
+__all__ = ["Assertion", "describe_calls", "evaluate_all", "make_label", "numbered"]
 
 
 @runtime_checkable
@@ -68,10 +68,13 @@ def make_label(kind: str, argument: JsonValue) -> str:
     return f"{kind} {json.dumps(argument, ensure_ascii=False)}"
 
 
+def numbered(found: Sequence[tuple[int, Call]]) -> str:
+    """Calls with their 1-based numbers in the trial, one per indented line."""
+    return "\n".join(f"  {index}. {call.line}" for index, call in found)
+
+
 def describe_calls(calls: Sequence[Call]) -> str:
     """Every call, numbered from 1 as reports show them, or a plain statement that there were none."""
     if not calls:
         return "no shimmed call was recorded"
-    lines = [f"calls seen ({len(calls)}):"]
-    lines.extend(f"  {index}. {call.line}" for index, call in enumerate(calls, start=1))
-    return "\n".join(lines)
+    return f"calls seen ({len(calls)}):\n" + numbered(list(enumerate(calls, start=1)))

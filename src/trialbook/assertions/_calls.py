@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..evidence import AssertionRecord, JsonObject
-from ._base import describe_calls, make_label
+from ._base import describe_calls, make_label, numbered
 from ._pattern import Pattern, PatternLike
 from ._trial import Call, FinishedTrial
 
@@ -16,10 +16,6 @@ __all__ = ["NotRan", "Ran", "RanInOrder", "not_ran", "ran", "ran_in_order"]
 
 def _matching(pattern: Pattern, calls: Sequence[Call]) -> list[tuple[int, Call]]:
     return [(index, call) for index, call in enumerate(calls, start=1) if pattern.matches_call(call.line)]
-
-
-def _numbered(found: Sequence[tuple[int, Call]]) -> str:
-    return "\n".join(f"  {index}. {call.line}" for index, call in found)
 
 
 @dataclass(frozen=True)
@@ -38,7 +34,7 @@ class Ran:
         """Pass when at least one call matches; on failure show every call that was made."""
         calls = trial.calls
         found = _matching(self.pattern, calls)
-        actual = f"matched:\n{_numbered(found)}" if found else f"no call matched; {describe_calls(calls)}"
+        actual = f"matched:\n{numbered(found)}" if found else f"no call matched; {describe_calls(calls)}"
         return AssertionRecord(
             kind=self.kind,
             label=self.label,
@@ -68,7 +64,7 @@ class NotRan:
         """Pass when nothing matches; on failure list the offending calls with their numbers."""
         calls = trial.calls
         found = _matching(self.pattern, calls)
-        actual = f"matched:\n{_numbered(found)}" if found else f"no call matched ({len(calls)} calls seen)"
+        actual = f"matched:\n{numbered(found)}" if found else f"no call matched ({len(calls)} calls seen)"
         return AssertionRecord(
             kind=self.kind,
             label=self.label,
@@ -113,9 +109,7 @@ class RanInOrder:
                 return AssertionRecord(self.kind, self.label, False, expected, actual)
             found.append((hit + 1, calls[hit]))
             position = hit + 1
-        return AssertionRecord(
-            self.kind, self.label, True, expected, f"matched in order:\n{_numbered(found)}"
-        )
+        return AssertionRecord(self.kind, self.label, True, expected, f"matched in order:\n{numbered(found)}")
 
     @staticmethod
     def _missing(pattern: Pattern, found: Sequence[tuple[int, Call]], calls: Sequence[Call]) -> str:

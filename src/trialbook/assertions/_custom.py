@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ..evidence import AssertionRecord, JsonObject
+from ..hashing import tagged_sha256
 from ._base import make_label
 from ._trial import FinishedTrial
 
@@ -30,7 +30,7 @@ def callable_reference(fn: Callable[..., object]) -> tuple[str, str | None]:
         source: str | None = inspect.getsource(target)
     except (OSError, TypeError):
         source = None
-    digest = None if source is None else "sha256:" + hashlib.sha256(source.encode("utf-8")).hexdigest()
+    digest = None if source is None else tagged_sha256(source.encode("utf-8"))
     return f"{module}:{qualname}", digest
 
 

@@ -8,6 +8,7 @@ from ._cache import CACHE_FORMAT, cache_material
 from ._discover import EVAL_SUFFIXES, discover_eval_files
 from ._load import load_evals
 from ._model import DEFAULT_TIMEOUT_S, EvalSpec, ShimSpec
+from ._placeholders import secret_marker
 from ._python import EvalDefinition, define_eval
 from ._render import RenderedPrompt, check_secrets, render_options, render_prompt
 from ._schema import eval_file_schema
@@ -30,4 +31,5 @@ __all__ = [
     "parse_duration",
     "render_options",
     "render_prompt",
+    "secret_marker",
 ]

@@ -18,7 +18,6 @@ CACHE_FORMAT = 1
 
 def _named_secrets(value: JsonValue, secret_values: Mapping[str, str]) -> JsonValue:
     """``value`` with secrets as ``<secret:NAME>``, whether written as placeholders or already rendered."""
-    value = fill_secrets(value, secret_marker)
     by_length = sorted(secret_values.items(), key=lambda item: len(item[1]), reverse=True)
 
     def name(text: str) -> str:
@@ -27,13 +26,16 @@ def _named_secrets(value: JsonValue, secret_values: Mapping[str, str]) -> JsonVa
                 text = text.replace(secret_value, secret_marker(secret))
         return text
 
-    if isinstance(value, str):
-        return name(value)
-    if isinstance(value, list):
-        return [_named_secrets(item, secret_values) for item in value]
-    if isinstance(value, dict):
-        return {name(key): _named_secrets(item, secret_values) for key, item in value.items()}
-    return value
+    def walk(item: JsonValue) -> JsonValue:
+        if isinstance(item, str):
+            return name(item)
+        if isinstance(item, list):
+            return [walk(child) for child in item]
+        if isinstance(item, dict):
+            return {name(key): walk(child) for key, child in item.items()}
+        return item
+
+    return walk(fill_secrets(value, secret_marker))
 
 
 def cache_material(

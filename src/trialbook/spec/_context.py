@@ -26,11 +26,11 @@ class Context:
     known_agents: Collection[str]
     secrets: tuple[str, ...] | None = ()
     lines: dict[str, int] = field(default_factory=dict)
+    read: Reader = field(init=False)
+    """Typed readers that report into this definition's problems."""
 
-    @property
-    def read(self) -> Reader:
-        """Typed readers that report into this definition's problems."""
-        return Reader(self.problems)
+    def __post_init__(self) -> None:
+        self.read = Reader(self.problems)
 
     @property
     def folder(self) -> Path:
