@@ -56,7 +56,10 @@ def parse_rollout(lines: Iterable[str]) -> Rollout:
             version = _str(payload.get("cli_version")) or version
         elif entry.get("type") == "turn_context":
             model = _str(payload.get("model")) or model
-            effort = _str(payload.get("effort")) or effort
+            mode = payload.get("collaboration_mode")
+            settings = mode.get("settings") if isinstance(mode, dict) else None
+            nested = settings.get("reasoning_effort") if isinstance(settings, dict) else None
+            effort = _str(payload.get("effort")) or _str(nested) or effort
     return Rollout(model, version, effort)
 
 
