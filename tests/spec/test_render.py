@@ -80,3 +80,15 @@ def test_agent_options_get_secret_values_at_any_depth() -> None:
     }
     with pytest.raises(ConfigError, match="secrets without a value: MISSING"):
         render_options({"env": {"X": "{{ secrets.MISSING }}"}}, {})
+
+
+def test_a_secret_containing_another_is_masked_whole(project: Path) -> None:
+    write(
+        project,
+        "evals/x.eval.yaml",
+        "prompt_text: '{{ secrets.A }} {{ secrets.B }}'\nsecrets: [A, B]\nagents: [literal]\n",
+    )
+    (spec,) = load("evals")
+    rendered = render_prompt(spec, {"A": "abc", "B": "abcdef"})
+    assert rendered.text == "abc abcdef"
+    assert rendered.masked_text == "*** ***"

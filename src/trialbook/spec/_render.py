@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
 from ..evidence import JsonValue
-from ..masking import Masker
 from ._model import EvalSpec
 from ._placeholders import fill, fill_secrets, secret_marker
 from ._problems import display_path
 
-__all__ = ["RenderedPrompt", "check_secrets", "render_options", "render_prompt"]
+__all__ = ["MASK", "RenderedPrompt", "check_secrets", "render_options", "render_prompt"]
+
+MASK = "***"
+"""What a secret value is replaced by wherever trialbook shows or writes text."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,13 @@ class RenderedPrompt:
     masked_text: str
     for_hash: str
     secret_values: dict[str, str] = field(repr=False)
+
+
+def _mask(text: str, values: Iterable[str]) -> str:
+    # Longest first, so a secret that contains another is masked whole; "" would match everywhere.
+    for value in sorted((v for v in values if v), key=len, reverse=True):
+        text = text.replace(value, MASK)
+    return text
 
 
 def check_secrets(spec: EvalSpec, environ: Mapping[str, str]) -> list[str]:
@@ -60,7 +69,7 @@ def render_prompt(spec: EvalSpec, environ: Mapping[str, str]) -> RenderedPrompt:
     for_hash = fill(spec.prompt_template, spec.params, {name: secret_marker(name) for name in spec.secrets})
     return RenderedPrompt(
         text=text,
-        masked_text=Masker(secrets.values()).text(text),
+        masked_text=_mask(text, secrets.values()),
         for_hash=for_hash,
         secret_values=secrets,
     )
