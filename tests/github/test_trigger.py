@@ -20,7 +20,7 @@ def test_labelled_pull_request_runs_changed_evals(tmp_path: Path) -> None:
         changed=True,
         base="origin/main",
         force=False,
-        push_history=False,
+        push_history=True,
         comment=True,
     )
 

@@ -5,14 +5,40 @@ from __future__ import annotations
 import click
 
 from .. import __version__
+from ._common import TrialbookGroup
+from .agents_cmd import agents_command
+from .ci_cmd import ci_command
+from .eval_cmd import eval_command
+from .history_cmd import history_command
+from .init_cmd import init_command
+from .list_cmd import list_command
+from .report_cmd import report_command
+from .schema_cmd import schema_command
+from .validate_cmd import validate_command
 
 __all__ = ["cli", "main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "TRIALBOOK"})
+@click.group(
+    cls=TrialbookGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
+)
 @click.version_option(__version__, "--version", prog_name="trialbook", message="%(prog)s %(version)s")
 def cli() -> None:
     """Run the prompts you ship through real coding agents and check what they did."""
+
+
+for _command in (
+    eval_command,
+    validate_command,
+    list_command,
+    history_command,
+    ci_command,
+    agents_command,
+    report_command,
+    init_command,
+    schema_command,
+):
+    cli.add_command(_command)
 
 
 def main() -> None:

@@ -33,8 +33,9 @@ class TriggerPlan:
         changed: select only evals whose rendered prompt changed against ``base``.
         base: the git revision to compare with (``origin/<branch>`` or a commit), when ``changed``.
         force: re-run evals even when their cache key did not move.
-        push_history: record this run's results on the history branch. Off for pull requests: their
-            results describe unmerged code, and the next PR's "base result" must come from the base.
+        push_history: record this run's results on the history branch. On for pull requests from the
+            same repository (their lines carry the PR's ref, so a later "base result" skips them), off
+            for forks, whose token cannot push.
         comment: post or update the sticky PR comment (pull requests only).
     """
 
@@ -83,11 +84,16 @@ def _pull_request_plan(env: ActionsEnv, label: str, base: str | None, changed: b
             "set the action's `base` input to the revision to compare with."
         )
     scope = f"evals whose prompt changed against {target}" if use_changed else "all selected evals"
+    reason = f"{pr} has the `{label}` label: running {scope}."
+    if env.from_fork:
+        reason += " It comes from a fork, whose token is read-only: history is not pushed."
     return TriggerPlan(
         run=True,
-        reason=f"{pr} has the `{label}` label: running {scope}.",
+        reason=reason,
         changed=use_changed,
         base=target,
+        # Lines of PR runs are marked with their ref, so they never pass for the base's result.
+        push_history=not env.from_fork,
         comment=True,
     )
 
@@ -114,7 +120,7 @@ def decide_trigger(
         force: re-run evals whose cache key did not move.
         changed: run only evals whose prompt changed against the base.
         base: revision to compare with instead of the PR's base branch.
-        push_history: record results on the history branch (default: every event but pull requests).
+        push_history: record results on the history branch (default: every event but fork PRs).
         comment: post the sticky PR comment (default: on for pull requests; never outside them).
 
     Raises:

@@ -1,1 +1,24 @@
-"""trialbook.runner."""
+"""Scheduling trials: concurrency, budget, timeouts, verdicts, and the results folder."""
+
+from ._engine import EntryResult
+from ._events import ProgressSink, TrialFinished, TrialStarted
+from ._ledger import BudgetLedger
+from ._options import RunOptions
+from ._plan import PlanEntry
+from ._run import RunReport, SilentSink, load_specs, run
+from ._trial import TrialOutcome
+
+__all__ = [
+    "BudgetLedger",
+    "EntryResult",
+    "PlanEntry",
+    "ProgressSink",
+    "RunOptions",
+    "RunReport",
+    "SilentSink",
+    "TrialFinished",
+    "TrialOutcome",
+    "TrialStarted",
+    "load_specs",
+    "run",
+]

@@ -1,0 +1,3 @@
+"""The starter app's entry point."""
+
+print("hello from the starter app")

@@ -1,0 +1,65 @@
+"""Printing and writing what a run produced: plan, table, summary, JUnit; and the exit code."""
+
+from __future__ import annotations
+
+import click
+
+from ..fsutil import atomic_write_text
+from ..report.junit import render_junit
+from ..report.markdown import render_summary
+from ..report.terminal import render_table
+from ..runner import RunOptions, RunReport
+from ..runner._review import review_of, table_rows
+
+__all__ = ["emit_report", "render_plan"]
+
+
+def render_plan(report: RunReport) -> str:
+    """One line per eval × agent: what will happen and why."""
+    lines = []
+    for entry in report.plan:
+        lines.append(f"{entry.action:<9} {entry.spec.id} [{entry.label}] — {entry.reason}")
+    runnable = sum(1 for e in report.plan if e.action == "run")
+    trials = sum(e.spec.trials for e in report.plan if e.action == "run")
+    lines.append(
+        f"{runnable} eval × agent pairs to run ({trials} trials), {len(report.plan) - runnable} not run"
+    )
+    return "\n".join(lines)
+
+
+def emit_report(report: RunReport, options: RunOptions) -> int:
+    """Print the outcome of a run, write the optional files, and return the exit code."""
+    mask = report.masker.text
+    if report.dry_run:
+        click.echo(mask(render_plan(report)))
+        return 0
+    click.echo("")
+    click.echo(mask(render_table(table_rows(report))))
+    ledger = report.ledger
+    if ledger.unknown_cost_trials:
+        click.echo(
+            f"\ncost unknown for {len(ledger.unknown_cost_trials)} trial(s), not counted as free: "
+            + ", ".join(ledger.unknown_cost_trials[:10])
+            + (" …" if len(ledger.unknown_cost_trials) > 10 else "")
+        )
+    unstarted = sum(result.unstarted for result in report.results)
+    if unstarted:
+        click.echo(
+            f"\nbudget of ${options.budget_usd} spent (${ledger.spent_usd:.4f}): "
+            f"{unstarted} trial(s) not started"
+        )
+    for problem in report.history_problems:
+        click.echo(f"warning: history: {problem}", err=True)
+    if report.history_error:
+        click.echo(f"error: history was not shared: {report.history_error}", err=True)
+    if report.suite is not None and report.suite_path is not None:
+        click.echo(f"\nresults: {report.suite_path.parent}")
+        if options.junit is not None:
+            atomic_write_text(options.junit, mask(render_junit(report.suite)))
+        if options.summary is not None:
+            review = review_of(report)
+            text = render_summary(
+                review.rows, cached=review.cached, skipped=review.skipped, unstarted=review.unstarted
+            )
+            atomic_write_text(options.summary, mask(text))
+    return report.exit_code

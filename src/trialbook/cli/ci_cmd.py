@@ -1,0 +1,79 @@
+"""``trialbook ci``: the GitHub Action's entry point — decide from the event, run, report back."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from ..github._ci import CiInputs, run_ci
+from ._common import env_option, paths_argument
+from ._output import emit_report
+from ._progress import TerminalProgress
+
+__all__ = ["ci_command"]
+
+
+@click.command("ci")
+@paths_argument()
+@env_option(
+    "--agent", multiple=True, metavar="NAME", help="Run only this agent (repeatable, or space-separated)."
+)
+@env_option(
+    "--budget-usd", type=click.FloatRange(min=0), help="Stop starting new trials once this much is spent."
+)
+@env_option("--force/--no-force", default=None, help="Re-run cached evals (default: the event decides).")
+@env_option(
+    "--changed/--all", default=None, help="Run only evals changed against --base (default: on for PRs)."
+)
+@env_option("--base", default=None, help="Ref to compare with (default: the PR's base branch).")
+@env_option("--history-branch", default="trialbook-results", show_default=True, help="History branch.")
+@env_option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True, help="Trials at once.")
+@env_option("--shard", metavar="I/N", help="Run only shard I of N.")
+@env_option(
+    "--results-dir", type=click.Path(file_okay=False), default=".trialbook/results", show_default=True
+)
+@env_option("--comment/--no-comment", default=None, help="Post the sticky PR comment (default: on for PRs).")
+@env_option("--github-token", help="Token for pushing history and the PR comment.", show_envvar=True)
+def ci_command(
+    paths: tuple[str, ...],
+    agent: tuple[str, ...],
+    budget_usd: float | None,
+    force: bool | None,
+    changed: bool | None,
+    base: str | None,
+    history_branch: str,
+    concurrency: int,
+    shard: str | None,
+    results_dir: str,
+    comment: bool | None,
+    github_token: str | None,
+) -> None:
+    """Run evals as the GitHub Actions event asks: changed prompts on a labelled PR, moved cache keys nightly.
+
+    Writes the job summary, the step outputs and error annotations, updates one sticky PR comment, and
+    pushes history with the token. Outside GitHub Actions this refuses to run (exit 2).
+    """
+    outcome = run_ci(
+        os.environ,
+        CiInputs(
+            paths=tuple(Path(p) for p in paths) or (Path("evals"),),
+            agents=agent,
+            budget_usd=budget_usd,
+            force=force,
+            changed=changed,
+            base=base,
+            history_branch=history_branch,
+            concurrency=concurrency,
+            shard=shard,
+            results_dir=Path(results_dir),
+            comment=comment,
+            github_token=github_token,
+        ),
+        TerminalProgress(),
+    )
+    click.echo(f"trialbook ci: {outcome.reason}")
+    if outcome.report is not None and outcome.options is not None:
+        emit_report(outcome.report, outcome.options)
+    raise SystemExit(outcome.exit_code)

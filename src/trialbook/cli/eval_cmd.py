@@ -1,0 +1,144 @@
+"""``trialbook eval``: run evals and report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from ..errors import UsageError
+from ..runner import RunOptions, run
+from ..select import parse_shard
+from ._common import env_option, paths_argument
+from ._output import emit_report
+from ._progress import TerminalProgress
+
+__all__ = ["eval_command", "run_options"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _shard(value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        return parse_shard(value)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _path(value: object) -> Path | None:
+    return Path(str(value)) if value else None
+
+
+def run_options(params: Mapping[str, Any]) -> RunOptions:
+    """Build :class:`RunOptions` from the click parameters of ``eval``."""
+    paths = tuple(Path(p) for p in params["paths"]) or (Path("evals"),)
+    return RunOptions(
+        paths=paths,
+        agents=tuple(params["agent"]),
+        trials=params["trials"],
+        concurrency=params["concurrency"],
+        budget_usd=params["budget_usd"],
+        force=params["force"],
+        changed=params["changed"],
+        base=params["base"],
+        history_dir=_path(params["history_dir"]),
+        history_branch=params["history_branch"],
+        push=params["push"],
+        github_token=params["github_token"],
+        results_dir=Path(params["results_dir"]),
+        junit=_path(params["junit"]),
+        summary=_path(params["summary"]),
+        filter=params["filter"],
+        shard=_shard(params["shard"]),
+        dry_run=params["dry_run"],
+        unsafe_local=params["unsafe_local"],
+        keep_sandboxes=params["keep_sandboxes"],
+    )
+
+
+def run_parameters(command: F) -> F:
+    """Attach the options every running command shares (``eval`` and ``ci``)."""
+    options = [
+        env_option(
+            "--agent",
+            multiple=True,
+            metavar="NAME",
+            help="Run only this agent (repeatable); one the eval does not list runs with default options.",
+        ),
+        env_option("--trials", type=click.IntRange(min=1), help="Override every eval's number of trials."),
+        env_option(
+            "--concurrency",
+            type=click.IntRange(min=1),
+            default=4,
+            show_default=True,
+            help="Trials running at once.",
+        ),
+        env_option(
+            "--budget-usd",
+            type=click.FloatRange(min=0),
+            help="Stop starting new trials once this much has been spent.",
+        ),
+        env_option("--force", is_flag=True, help="Run evals even when history says the result is cached."),
+        env_option(
+            "--changed",
+            is_flag=True,
+            help="Run only evals whose rendered prompt or definition differs from --base.",
+        ),
+        env_option(
+            "--base", default="origin/main", show_default=True, help="Git ref --changed compares against."
+        ),
+        env_option(
+            "--history-dir", type=click.Path(file_okay=False), help="Keep history as DIR/<id>.jsonl files."
+        ),
+        env_option(
+            "--history-branch",
+            metavar="NAME",
+            help="Keep history on this orphan git branch (e.g. trialbook-results).",
+        ),
+        env_option(
+            "--push/--no-push",
+            default=False,
+            show_default=True,
+            help="Push the history branch to origin after the run.",
+        ),
+        env_option(
+            "--results-dir",
+            type=click.Path(file_okay=False),
+            default=".trialbook/results",
+            show_default=True,
+            help="Where suite.json and per-trial transcripts go.",
+        ),
+        env_option("--junit", type=click.Path(dir_okay=False), help="Also write JUnit XML here."),
+        env_option("--summary", type=click.Path(dir_okay=False), help="Also write a Markdown summary here."),
+        env_option("--filter", metavar="GLOB", help="Run only evals whose id matches this glob."),
+        env_option("--shard", metavar="I/N", help="Run only shard I of N (deterministic across machines)."),
+        env_option(
+            "--dry-run", is_flag=True, help="Print the plan, with the reason for each eval, and run nothing."
+        ),
+        env_option(
+            "--unsafe-local", is_flag=True, help="Allow running agents outside CI (they run unconfined)."
+        ),
+        env_option("--keep-sandboxes", is_flag=True, help="Keep each trial's sandbox folder for inspection."),
+        env_option("--github-token", help="Token for pushing the history branch over HTTPS."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return paths_argument()(command)
+
+
+@click.command("eval")
+@run_parameters
+def eval_command(**params: Any) -> None:
+    """Run eval files (or every eval under folders) through their agents and check the results.
+
+    Exit codes: 0 every selected eval passed (cached ones included), 1 an eval failed or errored,
+    2 bad input or a refused run, 3 the budget stopped the run before every selected trial ran.
+    """
+    options = run_options(params)
+    report = run(options, TerminalProgress())
+    code = emit_report(report, options)
+    raise SystemExit(code)

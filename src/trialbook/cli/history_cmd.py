@@ -1,0 +1,65 @@
+"""``trialbook history``: recent verdicts per eval × agent, as a trend."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from ..errors import UsageError
+from ..history import HistoryLine, open_store
+from ..report.history_view import history_json, render_history
+from ._common import env_option
+
+__all__ = ["history_command"]
+
+
+@click.command("history")
+@env_option("--history-dir", type=click.Path(file_okay=False), help="Read history from DIR/<id>.jsonl files.")
+@env_option("--history-branch", metavar="NAME", help="Read history from this git branch (local or origin's).")
+@env_option("--filter", metavar="GLOB", help="Only evals whose id matches this glob.")
+@click.option(
+    "--last", "last_n", type=click.IntRange(min=1), default=10, show_default=True, help="Runs per trend."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for machines instead of the table.")
+def history_command(
+    history_dir: str | None,
+    history_branch: str | None,
+    filter: str | None,
+    last_n: int,
+    as_json: bool,
+) -> None:
+    """Show each eval × agent's recent verdicts: pass-rate trend, agent version changes, cost, stability.
+
+    Stability is ``stable-pass``, ``flaky`` or ``stable-fail`` over the last runs (``insufficient-data``
+    below three runs).
+    """
+    if history_dir is None and history_branch is None:
+        raise UsageError("give --history-dir DIR or --history-branch NAME (for example trialbook-results)")
+    store = open_store(
+        history_dir=Path(history_dir) if history_dir else None,
+        history_branch=history_branch,
+        repo_path=Path(),
+        push=False,
+        token=None,
+    )
+    assert store is not None
+    try:
+        grouped: dict[tuple[str, str], list[HistoryLine]] = {}
+        for eval_id in store.ids():
+            if filter is not None and not fnmatch.fnmatch(eval_id, filter):
+                continue
+            for line in store.read(eval_id):
+                grouped.setdefault((line.id, line.agent), []).append(line)
+        problems: Sequence[str] = store.problems
+    finally:
+        store.close()
+    for problem in problems:
+        click.echo(f"warning: {problem}", err=True)
+    if as_json:
+        click.echo(json.dumps(history_json(grouped, last_n=last_n), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_history(grouped, last_n=last_n), nl=False)

@@ -1,0 +1,65 @@
+"""Review rows from a saved suite report, so ``trialbook report`` shows what the run showed (pure)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..evidence import JsonValue, SuiteReport
+from ._rows import ListedEval, ReviewRow
+
+__all__ = ["Review", "review_from_suite"]
+
+
+@dataclass
+class Review:
+    """A run split the way readers look at it: what ran, what was cached, skipped or left unstarted."""
+
+    rows: list[ReviewRow] = field(default_factory=list)
+    cached: list[ListedEval] = field(default_factory=list)
+    skipped: list[ListedEval] = field(default_factory=list)
+    unstarted: list[ListedEval] = field(default_factory=list)
+
+
+def _int(value: JsonValue) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _float(value: JsonValue) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def review_from_suite(suite: SuiteReport) -> Review:
+    """Rebuild the review of an eval run from the properties trialbook saved on each test."""
+    review = Review()
+    for test in suite.tests:
+        props = test.properties
+        eval_id, _, agent = test.id.partition("::")
+        reason = str(props.get("reason", ""))
+        if test.outcome == "cached":
+            review.cached.append(ListedEval(eval_id=eval_id, agent=agent or None, reason=reason))
+            continue
+        if test.outcome == "skipped":
+            review.skipped.append(ListedEval(eval_id=eval_id, agent=agent or None, reason=reason))
+            continue
+        trials = _int(props.get("trials", len(test.executions)))
+        review.rows.append(
+            ReviewRow(
+                eval_id=eval_id,
+                agent=agent,
+                passed=_int(props.get("passed", sum(1 for e in test.executions if e.passed))),
+                trials=trials,
+                verdict=str(props.get("verdict", test.outcome)),
+                base=None,
+                cost_usd=_float(props.get("cost_usd")),
+                duration_s=test.duration_s,
+            )
+        )
+        unstarted = _int(props.get("unstarted_trials", 0))
+        if unstarted:
+            planned = trials + unstarted
+            review.unstarted.append(
+                ListedEval(
+                    eval_id=eval_id, agent=agent, reason=f"{unstarted} of {planned} trials not started"
+                )
+            )
+    return review

@@ -1,0 +1,53 @@
+"""The terminal table at the end of a run (pure rendering)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["TableRow", "format_cost", "render_table"]
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One eval × agent line of the final table."""
+
+    eval_id: str
+    agent: str
+    passed: int | None
+    trials: int | None
+    verdict: str
+    cost_usd: float | None
+    duration_s: float | None
+    cost_known: bool = True
+
+
+def format_cost(cost: float | None, *, ran: bool = True) -> str:
+    """``$0.0123``; ``unknown`` when the agent reported none (never shown as free); ``-`` when not run."""
+    if not ran:
+        return "-"
+    if cost is None:
+        return "unknown"
+    return f"${cost:.4f}"
+
+
+def render_table(rows: Sequence[TableRow]) -> str:
+    """A plain, aligned table: eval, agent, passed/trials, verdict, cost, duration."""
+    header = ("eval", "agent", "passed", "verdict", "cost", "duration")
+    body = [
+        (
+            row.eval_id,
+            row.agent,
+            "-" if row.passed is None or row.trials is None else f"{row.passed}/{row.trials}",
+            row.verdict,
+            format_cost(row.cost_usd, ran=row.passed is not None),
+            "-" if row.duration_s is None else f"{row.duration_s:.1f}s",
+        )
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(line)).rstrip() for line in [header, *body]
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)

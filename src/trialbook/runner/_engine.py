@@ -1,0 +1,195 @@
+"""Run a plan: trials of every eval × agent, concurrently, within the budget."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..masking import Masker
+from ..sandbox import ShimConfig
+from ..spec import EvalSpec, render_options, render_prompt
+from ..verdict import Verdict, eval_verdict
+from ._events import ProgressSink, TrialFinished, TrialStarted
+from ._ledger import BudgetLedger
+from ._plan import AgentPool, PlanEntry
+from ._trial import TrialOutcome, TrialRequest, run_trial
+
+__all__ = ["EntryResult", "run_plan"]
+
+
+@dataclass
+class EntryResult:
+    """What happened to one eval × agent of the plan."""
+
+    entry: PlanEntry
+    outcomes: list[TrialOutcome] = field(default_factory=list)
+    unstarted: int = 0
+    started_at: float = field(default_factory=time.time)
+
+    @property
+    def planned(self) -> int:
+        """Trials the eval asks for."""
+        return self.entry.spec.trials
+
+    @property
+    def passed(self) -> int:
+        """Trials that passed."""
+        return sum(1 for outcome in self.outcomes if outcome.passed)
+
+    @property
+    def verdict(self) -> Verdict:
+        """The eval × agent verdict from its trials and threshold."""
+        ordered = sorted(self.outcomes, key=lambda o: o.request.trial)
+        return eval_verdict(
+            [o.result for o in ordered],
+            [o.passed for o in ordered],
+            planned=self.planned,
+            threshold=self.entry.spec.pass_rate,
+        )
+
+    @property
+    def cost_usd(self) -> float | None:
+        """Known cost of the trials run; ``None`` when any trial's cost is unknown."""
+        total = 0.0
+        for outcome in self.outcomes:
+            if outcome.cost_usd is None:
+                return None
+            total += outcome.cost_usd
+        return total
+
+    @property
+    def duration_s(self) -> float:
+        """Sum of trial durations (trials may overlap in wall time)."""
+        return sum(outcome.duration_s for outcome in self.outcomes)
+
+
+def _trial_folder(results_dir: Path, entry: PlanEntry, trial: int) -> Path:
+    return results_dir / "evals" / entry.spec.id / entry.label / f"trial-{trial}"
+
+
+def _requests(
+    entry: PlanEntry,
+    secret_values: Mapping[str, str],
+    results_dir: Path,
+    sandbox_root: Path | None,
+    keep: bool,
+) -> list[TrialRequest]:
+    spec: EvalSpec = entry.spec
+    rendered = render_prompt(spec, secret_values)
+    declared = entry.agent.options.get("env")
+    env_values = render_options(declared, secret_values) if isinstance(declared, dict) else {}
+    agent_env = {str(key): str(value) for key, value in env_values.items()}
+    secrets = {name: secret_values[name] for name in spec.secrets if name in secret_values}
+    shims = tuple(ShimConfig(s.name, s.mode, s.script) for s in spec.shims)
+    return [
+        TrialRequest(
+            eval_id=spec.id,
+            agent_label=entry.label,
+            trial=n,
+            prompt=rendered.text,
+            template=spec.template,
+            shims=shims,
+            secrets=secrets,
+            agent_env=agent_env,
+            assertions=spec.assertions,
+            timeout_s=spec.timeout_s,
+            max_cost_usd=spec.max_cost_usd,
+            folder=_trial_folder(results_dir, entry, n),
+            sandbox_root=sandbox_root,
+            keep_sandbox=keep,
+        )
+        for n in range(1, spec.trials + 1)
+    ]
+
+
+def _summary_line(outcome: TrialOutcome) -> str:
+    status = "pass" if outcome.passed else "FAIL"
+    stop = outcome.result.stop_reason or "unfinished"
+    failed = [record for record in outcome.assertions if not record.passed]
+    detail = ""
+    if outcome.result.error and not outcome.result.success:
+        detail = f" — {outcome.result.error.splitlines()[0] if outcome.result.error else ''}"
+    elif failed:
+        detail = f" — {failed[0].label}: expected {failed[0].expected}; got {failed[0].actual}"
+    return f"{status} ({stop}, {outcome.duration_s:.1f}s){detail}"
+
+
+async def run_plan(
+    plan: Sequence[PlanEntry],
+    *,
+    pool: AgentPool,
+    secret_values: Mapping[str, str],
+    masker: Masker,
+    results_dir: Path,
+    concurrency: int,
+    budget_usd: float | None,
+    sink: ProgressSink,
+    sandbox_root: Path | None = None,
+    keep_sandboxes: bool = False,
+) -> tuple[list[EntryResult], BudgetLedger]:
+    """Run every ``run`` entry's trials, at most ``concurrency`` at once, until the budget is spent.
+
+    Trials are interleaved across entries (trial 1 of every eval first) so a budget stop leaves each
+    eval with some evidence rather than starving the evals that come last.
+    """
+    ledger = BudgetLedger(budget_usd)
+    results = [EntryResult(entry) for entry in plan if entry.action == "run"]
+    queue: list[tuple[EntryResult, TrialRequest]] = []
+    per_entry = [
+        _requests(r.entry, secret_values, results_dir, sandbox_root, keep_sandboxes) for r in results
+    ]
+    for depth in range(max((len(reqs) for reqs in per_entry), default=0)):
+        for result, reqs in zip(results, per_entry, strict=True):
+            if depth < len(reqs):
+                queue.append((result, reqs[depth]))
+    total = len(queue)
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+    counters = {"running": 0, "done": 0, "remaining": total}
+
+    async def one(result: EntryResult, request: TrialRequest) -> None:
+        async with semaphore:
+            counters["remaining"] -= 1
+            if ledger.exhausted:
+                result.unstarted += 1
+                return
+            counters["running"] += 1
+            sink.trial_started(
+                TrialStarted(
+                    request.eval_id,
+                    request.agent_label,
+                    request.trial,
+                    counters["running"],
+                    counters["remaining"],
+                )
+            )
+            try:
+                outcome = await run_trial(request, pool.get(result.entry.agent), masker)
+            finally:
+                counters["running"] -= 1
+            result.outcomes.append(outcome)
+            ledger.record(
+                f"{request.eval_id} [{request.agent_label}] trial {request.trial}", outcome.cost_usd
+            )
+            counters["done"] += 1
+            sink.trial_finished(
+                TrialFinished(
+                    eval_id=request.eval_id,
+                    agent=request.agent_label,
+                    trial=request.trial,
+                    passed=outcome.passed,
+                    stop_reason=outcome.result.stop_reason,
+                    duration_s=outcome.duration_s,
+                    cost_usd=outcome.cost_usd,
+                    summary=masker.text(_summary_line(outcome)),
+                    done=counters["done"],
+                    total=total,
+                )
+            )
+
+    await asyncio.gather(*(one(result, request) for result, request in queue))
+    for result in results:
+        result.outcomes.sort(key=lambda o: o.request.trial)
+    return results, ledger

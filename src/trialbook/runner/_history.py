@@ -1,0 +1,85 @@
+"""From a finished run to history lines (one per eval × agent that ran)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+
+from .. import __version__
+from ..history import HistoryLine, HistoryStore, format_started_at, parse_started_at
+from ._engine import EntryResult
+from ._plan import PlanEntry
+
+__all__ = ["base_results", "history_lines", "is_pull_request_line"]
+
+
+def is_pull_request_line(line: HistoryLine) -> bool:
+    """Whether a line was recorded by a pull request run (whose code was not merged)."""
+    return str(line.extra.get("ref", "")).startswith("refs/pull/")
+
+
+def base_results(store: HistoryStore, plan: Sequence[PlanEntry]) -> dict[str, HistoryLine]:
+    """The newest line of each planned eval × agent recorded outside pull requests, by plan key.
+
+    That is the base's last result a reviewer compares with: lines from other PRs describe code that
+    was never merged.
+    """
+    found: dict[str, HistoryLine] = {}
+    by_id: dict[str, list[HistoryLine]] = {}
+    for entry in plan:
+        lines = by_id.setdefault(entry.spec.id, store.read(entry.spec.id))
+        candidates = [line for line in lines if line.agent == entry.label and not is_pull_request_line(line)]
+        if candidates:
+            found[entry.key] = max(candidates, key=lambda line: parse_started_at(line.started_at))
+    return found
+
+
+def history_lines(
+    results: Sequence[EntryResult],
+    *,
+    commit: str | None,
+    ci_run: str | None,
+    context: Mapping[str, str] | None = None,
+) -> list[HistoryLine]:
+    """A line per eval × agent with at least one finished trial.
+
+    Entries the budget stopped before any trial leave no line: they have no evidence to keep.
+    """
+    lines: list[HistoryLine] = []
+    for result in results:
+        if not result.outcomes:
+            continue
+        entry = result.entry
+        assert entry.cache_key is not None
+        assert entry.prompt_sha256 is not None
+        ran = len(result.outcomes)
+        lines.append(
+            HistoryLine(
+                id=entry.spec.id,
+                agent=entry.label,
+                agent_version=entry.agent_version,
+                model=entry.model,
+                prompt_sha256=entry.prompt_sha256,
+                cache_key=entry.cache_key,
+                trials=ran,
+                passed=result.passed,
+                pass_rate=result.passed / ran,
+                threshold=entry.spec.pass_rate,
+                verdict=result.verdict,
+                cost_usd=result.cost_usd,
+                duration_s=round(result.duration_s, 3),
+                started_at=format_started_at(datetime.fromtimestamp(result.started_at, UTC)),
+                commit=commit,
+                trialbook_version=__version__,
+                ci_run=ci_run,
+                extra=_extra(result, context or {}),
+            )
+        )
+    return lines
+
+
+def _extra(result: EntryResult, context: Mapping[str, str]) -> dict[str, object]:
+    extra: dict[str, object] = dict(context)
+    if result.unstarted:
+        extra["unstarted_trials"] = result.unstarted
+    return extra

@@ -1,0 +1,32 @@
+"""The budget ledger: stop starting trials once the run has spent what it may."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["BudgetLedger"]
+
+
+@dataclass
+class BudgetLedger:
+    """Running total of known spend against an optional limit.
+
+    Trials whose cost is unknown are counted separately rather than as free, so the summary can name them
+    and a reader knows the total is a lower bound.
+    """
+
+    limit_usd: float | None
+    spent_usd: float = 0.0
+    unknown_cost_trials: list[str] = field(default_factory=list)
+
+    def record(self, label: str, cost_usd: float | None) -> None:
+        """Add a finished trial's cost, or remember that it is unknown."""
+        if cost_usd is None:
+            self.unknown_cost_trials.append(label)
+        else:
+            self.spent_usd += cost_usd
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether no new trial may start."""
+        return self.limit_usd is not None and self.spent_usd >= self.limit_usd

@@ -1,0 +1,47 @@
+"""Everything a run can be asked to do, as one value the front ends build."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["RunOptions"]
+
+
+def _environ() -> dict[str, str]:
+    return dict(os.environ)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOptions:
+    """The options of ``trialbook eval`` (and ``ci``), with the documented defaults."""
+
+    paths: tuple[Path, ...] = (Path("evals"),)
+    agents: tuple[str, ...] = ()
+    trials: int | None = None
+    concurrency: int = 4
+    budget_usd: float | None = None
+    force: bool = False
+    changed: bool = False
+    base: str = "origin/main"
+    history_dir: Path | None = None
+    history_branch: str | None = None
+    push: bool = False
+    github_token: str | None = None
+    results_dir: Path = Path(".trialbook/results")
+    junit: Path | None = None
+    summary: Path | None = None
+    filter: str | None = None
+    shard: tuple[int, int] | None = None
+    dry_run: bool = False
+    unsafe_local: bool = False
+    keep_sandboxes: bool = False
+    repo: Path = Path()
+    environ: Mapping[str, str] = field(default_factory=_environ)
+
+    @property
+    def in_ci(self) -> bool:
+        """Whether the environment says this is CI (``CI=true``)."""
+        return self.environ.get("CI", "").lower() == "true"

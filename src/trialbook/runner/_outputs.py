@@ -1,0 +1,50 @@
+"""Per-trial transcript folders: evidence, call log and the agent's raw output, all masked."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from ..evidence import SCHEMA_VERSION, AgentResult, AssertionRecord, JsonValue, dump_result
+from ..fsutil import atomic_write_bytes, atomic_write_text
+from ..masking import Masker
+
+__all__ = ["mask_folder", "write_json", "write_trial_files"]
+
+
+def write_json(path: Path, value: JsonValue, masker: Masker) -> None:
+    """Mask and atomically write one JSON document."""
+    text = json.dumps(masker.json(value), indent=2, ensure_ascii=False, allow_nan=False)
+    atomic_write_text(path, text + "\n")
+
+
+def mask_folder(folder: Path, masker: Masker) -> None:
+    """Mask secrets in every file an adapter wrote into a trial folder, in place and atomically."""
+    if not masker.active:
+        return
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            data = path.read_bytes()
+            masked = masker.bytes(data)
+            if masked != data:
+                atomic_write_bytes(path, masked)
+
+
+def write_trial_files(
+    folder: Path,
+    result: AgentResult,
+    assertions: Sequence[AssertionRecord],
+    calls: bytes,
+    masker: Masker,
+) -> None:
+    """Write ``result.json`` and ``calls.jsonl`` next to the adapter's raw output, masking all of it."""
+    mask_folder(folder, masker)
+    atomic_write_bytes(folder / "calls.jsonl", masker.bytes(calls))
+    document: dict[str, JsonValue] = {
+        "schema_version": SCHEMA_VERSION,
+        "assertions": [dict(asdict(record)) for record in assertions],
+        "result": dump_result(result),
+    }
+    write_json(folder / "result.json", document, masker)

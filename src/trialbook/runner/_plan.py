@@ -1,0 +1,180 @@
+"""The plan: which eval × agent pairs run, and why each one does or does not."""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from ..agents import Agent, AgentSpec, create_agent
+from ..evidence import JsonValue
+from ..hashing import canonical_json, tagged_sha256
+from ..select import cache_decision, shard_of, tree_hash
+from ..spec import EvalSpec, RenderedPrompt, cache_material, render_options, render_prompt, secret_marker
+
+__all__ = ["Action", "AgentPool", "PlanEntry", "agent_label", "build_plan"]
+
+Action = Literal["run", "cached", "unchanged", "filtered"]
+
+
+@dataclass(frozen=True)
+class PlanEntry:
+    """One eval × agent and what the run will do with it."""
+
+    spec: EvalSpec
+    agent: AgentSpec
+    label: str
+    action: Action
+    reason: str
+    cache_key: str | None = None
+    prompt_sha256: str | None = None
+    agent_version: str | None = None
+    model: str | None = None
+    last: object | None = field(default=None, compare=False)
+    rendered: RenderedPrompt | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def key(self) -> str:
+        """``<eval id>::<agent label>``, stable across machines (used for shards and display)."""
+        return f"{self.spec.id}::{self.label}"
+
+
+class AgentPool:
+    """One adapter per distinct agent entry, shared by every trial of the run that uses it.
+
+    Sharing matters for adapters with expensive set-up (one Copilot CLI server for all trials).
+    """
+
+    def __init__(self, secret_values: Mapping[str, str], secret_names: Sequence[str] = ()) -> None:
+        # Unset secrets render as their marker: such adapters can be planned and listed, never run (a run
+        # with an unset secret is refused before any trial).
+        self._secret_values = {name: secret_marker(name) for name in secret_names} | dict(secret_values)
+        self._agents: dict[bytes, Agent] = {}
+
+    def get(self, spec: AgentSpec) -> Agent:
+        """The adapter for this entry, created on first use with its options rendered."""
+        options = render_options(spec.options, self._secret_values)
+        key = canonical_json({"name": spec.name, "options": options})
+        if key not in self._agents:
+            self._agents[key] = create_agent(replace(spec, options=options))
+        return self._agents[key]
+
+    @property
+    def agents(self) -> list[Agent]:
+        """Every adapter created so far."""
+        return list(self._agents.values())
+
+    async def aclose(self) -> None:
+        """Close every adapter; one failing to close does not stop the others."""
+        for agent in self._agents.values():
+            with contextlib.suppress(Exception):
+                await agent.aclose()
+
+
+def agent_label(spec: EvalSpec, index: int) -> str:
+    """The folder and history name of the ``index``-th agent of an eval.
+
+    The bare name, unless the eval lists the same agent twice (two models, say); then ``name-2`` etc.
+    """
+    name = spec.agents[index].name
+    same = [i for i, agent in enumerate(spec.agents) if agent.name == name]
+    return name if same[0] == index else f"{name}-{same.index(index) + 1}"
+
+
+def _select_agents(spec: EvalSpec, wanted: Sequence[str]) -> list[tuple[AgentSpec, str]]:
+    pairs = [(agent, agent_label(spec, i)) for i, agent in enumerate(spec.agents)]
+    if not wanted:
+        return pairs
+    chosen: list[tuple[AgentSpec, str]] = []
+    for name in wanted:
+        listed = [(agent, label) for agent, label in pairs if agent.name == name]
+        # An agent the eval does not list can still be tried on it, with default options.
+        chosen.extend(listed or [(AgentSpec(name, {}, "--agent"), name)])
+    return chosen
+
+
+LastLookup = Callable[[str, str], object | None]
+
+
+def rendered_for_plan(spec: EvalSpec, environ: Mapping[str, str]) -> RenderedPrompt:
+    """The prompt as planning sees it; an unset secret shows as its marker (only ``for_hash`` is used)."""
+    values = {name: environ.get(name) or secret_marker(name) for name in spec.secrets}
+    return render_prompt(spec, values)
+
+
+def build_plan(
+    specs: Sequence[EvalSpec],
+    *,
+    pool: AgentPool,
+    environ: Mapping[str, str],
+    agents: Sequence[str] = (),
+    name_filter: str | None = None,
+    shard: tuple[int, int] | None = None,
+    trials: int | None = None,
+    last_run: LastLookup | None = None,
+    force: bool = False,
+    changed: Mapping[str, str] | None = None,
+    unchanged: Mapping[str, str] | None = None,
+) -> list[PlanEntry]:
+    """Decide, for every eval × agent, whether it runs and why.
+
+    ``unchanged`` maps eval ids to the reason they are left out of a changed-only run. Filtered and
+    unchanged pairs are still listed (with their reason) so ``--dry-run`` and summaries can show them.
+    """
+    entries: list[PlanEntry] = []
+    template_hashes: dict[str, str | None] = {}
+    for spec in specs:
+        effective = replace(spec, trials=trials) if trials is not None else spec
+        rendered = rendered_for_plan(effective, environ)
+        prompt_hash = tagged_sha256(rendered.for_hash.encode("utf-8"))
+        for agent_spec, label in _select_agents(effective, agents):
+            entry = PlanEntry(
+                effective, agent_spec, label, "run", "selected", prompt_sha256=prompt_hash, rendered=rendered
+            )
+            if name_filter is not None and not fnmatch.fnmatch(spec.id, name_filter):
+                entries.append(replace(entry, action="filtered", reason=f"id does not match {name_filter}"))
+                continue
+            if unchanged is not None and spec.id in unchanged:
+                entries.append(replace(entry, action="unchanged", reason=unchanged[spec.id]))
+                continue
+            if changed is not None and spec.id in changed:
+                entry = replace(entry, reason=changed[spec.id])
+            entries.append(entry)
+    if shard is not None:
+        runnable = [e for e in entries if e.action == "run"]
+        mine = {id(e) for e in shard_of(runnable, [e.key for e in runnable], *shard)}
+        entries = [
+            e if e.action != "run" or id(e) in mine else replace(e, action="filtered", reason="another shard")
+            for e in entries
+        ]
+    decided: list[PlanEntry] = []
+    for entry in entries:
+        if entry.action != "run":
+            decided.append(entry)
+            continue
+        agent = pool.get(entry.agent)
+        version = agent.version()
+        template = entry.spec.template
+        tkey = str(template)
+        if tkey not in template_hashes:
+            template_hashes[tkey] = tree_hash(template) if template is not None else None
+        assert entry.rendered is not None
+        material: JsonValue = cache_material(
+            entry.spec,
+            entry.agent,
+            entry.rendered,
+            agent_version=version,
+            template_tree_hash=template_hashes[tkey],
+        )
+        key = tagged_sha256(canonical_json(material))
+        entry = replace(entry, cache_key=key, agent_version=version, model=agent.model)
+        if last_run is not None:
+            last = last_run(entry.spec.id, entry.label)
+            cached, reason = cache_decision(key, last, force=force)  # type: ignore[arg-type]
+            if cached or entry.reason == "selected":
+                entry = replace(entry, reason=reason)
+            entry = replace(entry, last=last, action="cached" if cached else "run")
+        decided.append(entry)
+    return decided

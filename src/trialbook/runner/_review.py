@@ -1,0 +1,81 @@
+"""What a run looks like to a reader: rows for the terminal table, the job summary and the PR comment."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..report._rows import BaseResult, ListedEval, ReviewRow
+from ..report.suite_view import Review
+from ..report.terminal import TableRow
+from ._run import RunReport
+
+__all__ = ["BaseLookup", "Review", "review_of", "table_rows"]
+
+BaseLookup = Callable[[str, str], BaseResult | None]
+
+
+def review_of(report: RunReport, base: BaseLookup | None = None) -> Review:
+    """Rows for every eval × agent that ran, and listings for the rest, with their reasons."""
+    rows: list[ReviewRow] = []
+    unstarted: list[ListedEval] = []
+    for result in report.results:
+        entry = result.entry
+        if result.outcomes:
+            rows.append(
+                ReviewRow(
+                    eval_id=entry.spec.id,
+                    agent=entry.label,
+                    passed=result.passed,
+                    trials=len(result.outcomes),
+                    verdict=result.verdict,
+                    base=base(entry.spec.id, entry.label) if base else None,
+                    cost_usd=result.cost_usd,
+                    duration_s=result.duration_s,
+                )
+            )
+        if result.unstarted:
+            unstarted.append(
+                ListedEval(
+                    eval_id=entry.spec.id,
+                    agent=entry.label,
+                    reason=f"{result.unstarted} of {result.planned} trials not started: the budget was spent",
+                )
+            )
+    cached = [
+        ListedEval(eval_id=e.spec.id, agent=e.label, reason=e.reason)
+        for e in report.plan
+        if e.action == "cached"
+    ]
+    skipped = [
+        ListedEval(eval_id=e.spec.id, agent=e.label, reason=e.reason)
+        for e in report.plan
+        if e.action in ("filtered", "unchanged")
+    ]
+    return Review(rows, cached, skipped, unstarted)
+
+
+def table_rows(report: RunReport) -> list[TableRow]:
+    """The terminal table: every eval × agent in plan order, including cached and skipped ones."""
+    by_key = {result.entry.key: result for result in report.results}
+    rows: list[TableRow] = []
+    for entry in report.plan:
+        result = by_key.get(entry.key)
+        if result is not None:
+            rows.append(
+                TableRow(
+                    eval_id=entry.spec.id,
+                    agent=entry.label,
+                    passed=result.passed,
+                    trials=len(result.outcomes) + result.unstarted,
+                    verdict=result.verdict,
+                    cost_usd=result.cost_usd,
+                    duration_s=result.duration_s,
+                )
+            )
+        else:
+            verdict: str = entry.action
+            last = entry.last
+            if entry.action == "cached" and last is not None:
+                verdict = f"cached ({getattr(last, 'verdict', '?')})"
+            rows.append(TableRow(entry.spec.id, entry.label, None, None, verdict, None, None))
+    return rows

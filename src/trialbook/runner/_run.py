@@ -1,0 +1,251 @@
+"""``trialbook.run``: the one library call behind ``trialbook eval``, ``trialbook ci`` and the benchmarks."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..agents import known_agent_names
+from ..errors import ExitCode, RefusedRunError, UsageError
+from ..evidence import SuiteReport, suite_to_json
+from ..history import HistoryError, HistoryLine, HistoryStore, open_store
+from ..masking import Masker
+from ..select import BaseTree, changed_evals, head_commit
+from ..spec import EvalSpec, check_secrets, load_evals
+from ._engine import EntryResult, run_plan
+from ._events import ProgressSink, TrialFinished, TrialStarted
+from ._history import base_results, history_lines
+from ._ledger import BudgetLedger
+from ._options import RunOptions
+from ._outputs import write_json
+from ._plan import AgentPool, PlanEntry, build_plan
+from ._suite import build_suite
+
+__all__ = ["RunReport", "SilentSink", "load_specs", "run"]
+
+
+class SilentSink:
+    """A progress sink that ignores everything (library use, tests)."""
+
+    def trial_started(self, event: TrialStarted) -> None:
+        """Ignore."""
+
+    def trial_finished(self, event: TrialFinished) -> None:
+        """Ignore."""
+
+
+@dataclass
+class RunReport:
+    """Everything a front end needs to report a run."""
+
+    plan: list[PlanEntry]
+    results: list[EntryResult] = field(default_factory=list)
+    ledger: BudgetLedger = field(default_factory=lambda: BudgetLedger(None))
+    suite: SuiteReport | None = None
+    suite_path: Path | None = None
+    masker: Masker = field(default_factory=Masker)
+    dry_run: bool = False
+    history: HistoryStore | None = None
+    history_error: str | None = None
+    history_problems: list[str] = field(default_factory=list)
+    base_lines: dict[str, HistoryLine] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        """0 all passed (cached included), 1 a failure or error, 3 the budget left trials unstarted."""
+        verdicts = [result.verdict for result in self.results]
+        cached_failures = [
+            e for e in self.plan if e.action == "cached" and getattr(e.last, "verdict", "") == "fail"
+        ]
+        if any(v in ("fail", "error") for v in verdicts) or cached_failures or self.history_error:
+            return ExitCode.FAILED
+        if any(v == "incomplete" for v in verdicts):
+            return ExitCode.BUDGET
+        return ExitCode.OK
+
+
+def load_specs(options: RunOptions) -> list[EvalSpec]:
+    """Load every eval under the given paths, or fail with every problem at once."""
+    missing = [str(path) for path in options.paths if not path.exists()]
+    if missing:
+        raise UsageError(f"no such file or folder: {', '.join(missing)}")
+    specs = load_evals(list(options.paths), known_agents=known_agent_names())
+    if not specs:
+        shown = ", ".join(str(path) for path in options.paths)
+        raise UsageError(f"no eval files (*.eval.yaml, *.eval.py) found under {shown}")
+    return specs
+
+
+def _refuse_or_check(options: RunOptions, runnable: list[PlanEntry], pool: AgentPool) -> None:
+    if not options.in_ci and not options.unsafe_local:
+        raise RefusedRunError(
+            "refusing to run agents: they run with their permission prompts bypassed in a temporary folder, "
+            "not a container. Set CI=true in CI, or pass --unsafe-local to accept that on this machine."
+        )
+    problems: list[str] = []
+    seen_specs: set[str] = set()
+    for entry in runnable:
+        if entry.spec.id not in seen_specs:
+            seen_specs.add(entry.spec.id)
+            problems.extend(check_secrets(entry.spec, options.environ))
+    checked: set[int] = set()
+    for entry in runnable:
+        agent = pool.get(entry.agent)
+        if id(agent) in checked:
+            continue
+        checked.add(id(agent))
+        availability = agent.available()
+        if not availability.ok:
+            problems.append(f"agent {entry.agent.name} ({entry.agent.source}): {availability.reason}")
+    if problems:
+        raise RefusedRunError("cannot start the run:\n" + "\n".join(f"  {p}" for p in problems))
+
+
+def _clear_results(results_dir: Path) -> None:
+    # Only what trialbook itself writes there: a user's own files in that folder are left alone.
+    shutil.rmtree(results_dir / "evals", ignore_errors=True)
+    (results_dir / "suite.json").unlink(missing_ok=True)
+
+
+def run(options: RunOptions, sink: ProgressSink | None = None) -> RunReport:
+    """Load, plan and run evals as ``options`` say; write the results folder and history; report.
+
+    Raises :class:`~trialbook.errors.TrialbookError` subclasses for bad input and refused runs, before any
+    trial starts.
+    """
+    started = time.time()
+    specs = load_specs(options)
+    secret_names = sorted({name for spec in specs for name in spec.secrets})
+    secret_values = {name: options.environ[name] for name in secret_names if name in options.environ}
+    pool = AgentPool(secret_values, secret_names)
+    store = open_store(
+        history_dir=options.history_dir,
+        history_branch=options.history_branch,
+        repo_path=options.repo,
+        push=options.push,
+        token=options.github_token,
+    )
+    try:
+        report = _plan(options, specs, pool, store)
+        report.masker = Masker(secret_values.values())
+        if options.dry_run:
+            return report
+        runnable = [entry for entry in report.plan if entry.action == "run"]
+        if runnable:
+            _refuse_or_check(options, runnable, pool)
+        _execute(report, options, pool, secret_values, sink or SilentSink(), started)
+        if store is not None:
+            _record(report, store, options)
+        return report
+    finally:
+        asyncio.run(pool.aclose())
+        if store is not None:
+            store.close()
+
+
+def _plan(
+    options: RunOptions, specs: list[EvalSpec], pool: AgentPool, store: HistoryStore | None
+) -> RunReport:
+    changed: dict[str, str] | None = None
+    unchanged: dict[str, str] | None = None
+    if options.changed:
+        changed, unchanged = changed_evals(specs, BaseTree(options.repo, options.base))
+    if store is not None and not options.dry_run:
+        _sync(store)
+    plan = build_plan(
+        specs,
+        pool=pool,
+        environ=options.environ,
+        agents=options.agents,
+        name_filter=options.filter,
+        shard=options.shard,
+        trials=options.trials,
+        last_run=store.latest if store is not None else None,
+        force=options.force,
+        changed=changed,
+        unchanged=unchanged,
+    )
+    report = RunReport(plan=plan, dry_run=options.dry_run, history=store)
+    if store is not None:
+        report.base_lines = base_results(store, plan)
+    return report
+
+
+def _execute(
+    report: RunReport,
+    options: RunOptions,
+    pool: AgentPool,
+    secret_values: dict[str, str],
+    sink: ProgressSink,
+    started: float,
+) -> None:
+    results_dir = options.results_dir.resolve()
+    _clear_results(results_dir)
+    report.results, report.ledger = asyncio.run(
+        run_plan(
+            report.plan,
+            pool=pool,
+            secret_values=secret_values,
+            masker=report.masker,
+            results_dir=results_dir,
+            concurrency=options.concurrency,
+            budget_usd=options.budget_usd,
+            sink=sink,
+            keep_sandboxes=options.keep_sandboxes,
+        )
+    )
+    report.suite = build_suite(
+        report.plan,
+        report.results,
+        started_at=started,
+        finished_at=time.time(),
+        git_commit=options.environ.get("GITHUB_SHA") or head_commit(options.repo),
+        ci_run_url=_ci_run(options),
+    )
+    report.suite_path = results_dir / "suite.json"
+    write_json(report.suite_path, suite_to_json(report.suite), report.masker)
+
+
+def _sync(store: HistoryStore) -> None:
+    """Bring in the shared history before planning, so cache decisions see other machines' runs."""
+    # Planning with the local history is still right, only less informed; the push after the run
+    # retries and reports.
+    with contextlib.suppress(HistoryError):
+        store.sync()
+
+
+def _record(report: RunReport, store: HistoryStore, options: RunOptions) -> None:
+    lines = history_lines(
+        report.results,
+        commit=options.environ.get("GITHUB_SHA") or head_commit(options.repo),
+        ci_run=_ci_run(options),
+        context={
+            key: value
+            for key, value in (
+                ("ref", options.environ.get("GITHUB_REF", "")),
+                ("event", options.environ.get("GITHUB_EVENT_NAME", "")),
+            )
+            if value
+        },
+    )
+    try:
+        if lines:
+            store.append(lines)
+        if options.push:
+            store.sync()
+    except HistoryError as exc:
+        report.history_error = str(exc)
+    finally:
+        report.history_problems = store.problems
+
+
+def _ci_run(options: RunOptions) -> str | None:
+    env = options.environ
+    if env.get("GITHUB_RUN_ID") and env.get("GITHUB_REPOSITORY"):
+        server = env.get("GITHUB_SERVER_URL", "https://github.com")
+        return f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}"
+    return None

@@ -1,0 +1,119 @@
+"""Turn a finished run into the schema-4.0 suite report (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from .. import __version__
+from ..evidence import ExecutionRecord, JsonValue, Outcome, SuiteMetadata, SuiteReport, TestReport
+from ._engine import EntryResult
+from ._plan import PlanEntry
+
+__all__ = ["build_suite", "iso_utc"]
+
+_OUTCOME: dict[str, Outcome] = {
+    "pass": "passed",
+    "fail": "failed",
+    "error": "error",
+    "incomplete": "incomplete",
+}
+
+
+def iso_utc(timestamp: float) -> str:
+    """``2026-11-29T21:13:57Z`` for a Unix time."""
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _properties(entry: PlanEntry) -> dict[str, JsonValue]:
+    return {
+        "eval_id": entry.spec.id,
+        "agent": entry.label,
+        "agent_name": entry.agent.name,
+        "agent_version": entry.agent_version,
+        "model": entry.model,
+        "threshold": entry.spec.pass_rate,
+        "planned_trials": entry.spec.trials,
+        "cache_key": entry.cache_key,
+        "prompt_sha256": entry.prompt_sha256,
+        "eval_file": str(entry.spec.source),
+        "reason": entry.reason,
+    }
+
+
+def _ran(result: EntryResult) -> TestReport:
+    entry = result.entry
+    errors: list[str] = []
+    executions: list[ExecutionRecord] = []
+    for outcome in result.outcomes:
+        trial = outcome.request.trial
+        if not outcome.result.success and outcome.result.error:
+            errors.append(f"trial {trial}: {outcome.result.stop_reason}: {outcome.result.error}")
+        elif outcome.result.stop_reason == "timeout":
+            errors.append(f"trial {trial}: timed out after {entry.spec.timeout_s:g}s")
+        for record in outcome.assertions:
+            if not record.passed:
+                why = record.error or f"expected {record.expected}; got {record.actual}"
+                errors.append(f"trial {trial}: {record.label}: {why}")
+        executions.append(
+            ExecutionRecord(
+                result=outcome.result, trial=trial, passed=outcome.passed, assertions=outcome.assertions
+            )
+        )
+    properties = _properties(entry)
+    properties.update(
+        {
+            "trials": len(result.outcomes),
+            "passed": result.passed,
+            "pass_rate": result.passed / len(result.outcomes) if result.outcomes else None,
+            "unstarted_trials": result.unstarted,
+            "verdict": result.verdict,
+            "cost_usd": result.cost_usd,
+        }
+    )
+    return TestReport(
+        id=f"{entry.spec.id}::{entry.label}",
+        outcome=_OUTCOME[result.verdict],
+        duration_s=result.duration_s,
+        assertion_errors=tuple(errors),
+        properties=properties,
+        executions=tuple(executions),
+    )
+
+
+def _not_ran(entry: PlanEntry) -> TestReport:
+    properties = _properties(entry)
+    last = entry.last
+    if entry.action == "cached" and last is not None:
+        properties["cached_verdict"] = getattr(last, "verdict", None)
+        properties["cached_passed"] = getattr(last, "passed", None)
+        properties["cached_trials"] = getattr(last, "trials", None)
+        properties["cached_started_at"] = getattr(last, "started_at", None)
+    outcome: Outcome = "cached" if entry.action == "cached" else "skipped"
+    return TestReport(id=f"{entry.spec.id}::{entry.label}", outcome=outcome, properties=properties)
+
+
+def build_suite(
+    plan: Sequence[PlanEntry],
+    results: Sequence[EntryResult],
+    *,
+    started_at: float,
+    finished_at: float,
+    git_commit: str | None,
+    ci_run_url: str | None,
+) -> SuiteReport:
+    """One test per eval × agent in plan order; executions are the trials that ran."""
+    by_key = {result.entry.key: result for result in results}
+    tests = [_ran(by_key[entry.key]) if entry.key in by_key else _not_ran(entry) for entry in plan]
+    return SuiteReport(
+        metadata=SuiteMetadata(
+            producer="trialbook eval",
+            trialbook_version=__version__,
+            started_at=iso_utc(started_at),
+            finished_at=iso_utc(finished_at),
+            duration_s=finished_at - started_at,
+            git_commit=git_commit,
+            ci_run_url=ci_run_url,
+        ),
+        tests=tuple(tests),
+    )

@@ -1,0 +1,141 @@
+"""One trial: sandbox, agent, assertions, transcripts — and nothing left running afterwards."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..agents import Agent, AgentTask
+from ..assertions import Assertion, Call, evaluate_all
+from ..evidence import AgentResult, AssertionRecord
+from ..masking import Masker
+from ..sandbox import ShimConfig, create_sandbox
+from ..verdict import trial_passed
+from ._outputs import write_trial_files
+
+__all__ = ["TrialOutcome", "TrialRequest", "run_trial"]
+
+BACKSTOP_S = 30.0
+"""Extra time an adapter gets past the trial deadline to stop on its own before the runner cancels it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrialRequest:
+    """Everything one trial needs, already rendered."""
+
+    eval_id: str
+    agent_label: str
+    trial: int
+    prompt: str
+    template: Path | None
+    shims: tuple[ShimConfig, ...]
+    secrets: Mapping[str, str]
+    agent_env: Mapping[str, str]
+    assertions: tuple[Assertion, ...]
+    timeout_s: float
+    max_cost_usd: float | None
+    folder: Path
+    sandbox_root: Path | None
+    keep_sandbox: bool
+
+
+@dataclass(frozen=True)
+class TrialOutcome:
+    """A finished trial. ``cost_usd`` is reported or estimated cost, ``None`` when unknown."""
+
+    request: TrialRequest
+    result: AgentResult
+    assertions: tuple[AssertionRecord, ...]
+    calls: tuple[Call, ...]
+    passed: bool
+    cost_usd: float | None
+    duration_s: float
+    sandbox_path: Path | None
+
+
+def _harness_failure(agent: Agent, error: str, reason: str, started: float, workdir: Path) -> AgentResult:
+    return AgentResult(
+        agent_name=agent.name,
+        agent_version=None,
+        success=False,
+        error=error,
+        stop_reason="timeout" if reason == "timeout" else "execution_error",
+        model_used=None,
+        duration_ms=(time.monotonic() - started) * 1000,
+        working_directory=str(workdir),
+        capture_errors=(error,),
+    )
+
+
+async def _run_agent(agent: Agent, task: AgentTask) -> AgentResult:
+    started = time.monotonic()
+    deadline = None if task.timeout_s is None else task.timeout_s + BACKSTOP_S
+    try:
+        return await asyncio.wait_for(agent.run(task), deadline)
+    except TimeoutError:
+        message = f"the {agent.name} adapter did not stop within {BACKSTOP_S:.0f}s of the trial deadline"
+        return _harness_failure(agent, message, "timeout", started, task.workdir)
+    except Exception as exc:  # an adapter bug must not take the other trials down
+        detail = "".join(traceback.format_exception_only(exc)).strip()
+        message = f"the {agent.name} adapter raised {detail}"
+        return _harness_failure(agent, message, "error", started, task.workdir)
+
+
+def trial_cost(result: AgentResult) -> float | None:
+    """The agent's own figure when it reports one, else an estimate from tokens, else unknown."""
+    if result.cost_usd is not None:
+        return result.cost_usd
+    return result.estimated_cost().usd
+
+
+async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> TrialOutcome:
+    """Run one trial end to end; the sandbox is torn down (or kept) whatever happens."""
+    started = time.monotonic()
+    request.folder.mkdir(parents=True, exist_ok=True)
+    sandbox = await asyncio.to_thread(
+        create_sandbox,
+        root=request.sandbox_root,
+        template=request.template,
+        shims=request.shims,
+        secrets=request.secrets,
+        extra_env=request.agent_env,
+    )
+    kept: Path | None = None
+    try:
+        task = AgentTask(
+            prompt=request.prompt,
+            workdir=sandbox.workdir,
+            home=sandbox.home,
+            env=dict(sandbox.env),
+            output_dir=request.folder,
+            timeout_s=request.timeout_s,
+            max_cost_usd=request.max_cost_usd,
+            eval_id=request.eval_id,
+            trial=request.trial,
+        )
+        result = await _run_agent(agent, task)
+        # Snapshot the log now: commands that checks run later go through the shims too, but they are
+        # not the agent's calls.
+        agent_calls = sandbox.call_log.read_bytes() if sandbox.call_log.exists() else b""
+        finished = sandbox.finished(result)
+        records = await asyncio.to_thread(evaluate_all, request.assertions, finished)
+        calls = tuple(finished.calls)
+        passed = trial_passed(result, [record.passed for record in records])
+        await asyncio.to_thread(write_trial_files, request.folder, result, records, agent_calls, masker)
+    finally:
+        closed = await asyncio.to_thread(sandbox.close, keep=request.keep_sandbox)
+        kept = closed if request.keep_sandbox else None
+    return TrialOutcome(
+        request=request,
+        result=result,
+        assertions=records,
+        calls=calls,
+        passed=passed,
+        cost_usd=trial_cost(result),
+        duration_s=time.monotonic() - started,
+        sandbox_path=kept,
+    )

@@ -1,0 +1,64 @@
+"""Changed-only runs: which evals differ from the base ref, and why."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pygit2
+
+from ..spec import EvalSpec
+from ._git import BaseTree
+
+__all__ = ["changed_evals"]
+
+
+def _changed_file(base: BaseTree, path: Path) -> str | None:
+    rel = base.relative(path)
+    if rel is None:
+        return f"{path} is outside the repository"
+    old = base.blob_id(rel)
+    if old is None:
+        return f"{rel} is new since {base.ref}"
+    if pygit2.hashfile(str(path)) != old:
+        return f"{rel} changed"
+    return None
+
+
+def _changed_template(base: BaseTree, template: Path) -> str | None:
+    rel = base.relative(template)
+    if rel is None:
+        return f"template {template} is outside the repository"
+    before = base.file_ids(rel)
+    now = {
+        p.relative_to(template).as_posix(): pygit2.hashfile(str(p))
+        for p in sorted(template.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
+    differing = sorted(set(before) ^ set(now) | {k for k in set(before) & set(now) if before[k] != now[k]})
+    if differing:
+        return f"template {rel} changed ({len(differing)} file(s), e.g. {differing[0]})"
+    return None
+
+
+def changed_evals(specs: Sequence[EvalSpec], base: BaseTree) -> tuple[dict[str, str], dict[str, str]]:
+    """Split evals into ``(changed, unchanged)``, each mapping an eval id to the reason.
+
+    An eval counts as changed when its eval file, its prompt file or its sandbox template differs from
+    the base (or did not exist there). With the eval file unchanged, the params are too, so the rendered
+    prompt differs exactly when the prompt file does.
+    """
+    changed: dict[str, str] = {}
+    unchanged: dict[str, str] = {}
+    for spec in specs:
+        reason = _changed_file(base, spec.source)
+        if reason is None and spec.prompt_path is not None:
+            reason = _changed_file(base, spec.prompt_path)
+            reason = f"prompt: {reason}" if reason else None
+        if reason is None and spec.template is not None:
+            reason = _changed_template(base, spec.template)
+        if reason is None:
+            unchanged[spec.id] = f"unchanged since {base.ref}"
+        else:
+            changed[spec.id] = reason
+    return changed, unchanged

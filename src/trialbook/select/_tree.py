@@ -1,0 +1,33 @@
+"""Content hashes of sandbox templates, so a changed template file changes the cache key."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+__all__ = ["tree_hash"]
+
+
+def tree_hash(root: Path) -> str:
+    """A tagged SHA-256 over every entry under ``root``: relative path, kind, executable bit and content.
+
+    Symlinks hash their target text, not what they point to, matching how templates are copied.
+    """
+    digest = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        base = Path(dirpath)
+        for name in sorted(filenames + [d for d in dirnames if (base / d).is_symlink()]):
+            path = base / name
+            rel = path.relative_to(root).as_posix()
+            info = path.lstat()
+            if stat.S_ISLNK(info.st_mode):
+                digest.update(f"L {rel}\0{os.readlink(path)}\0".encode())
+                continue
+            executable = "x" if info.st_mode & 0o111 else "-"
+            digest.update(f"F {rel} {executable}\0".encode())
+            with open(path, "rb") as handle:
+                digest.update(hashlib.file_digest(handle, "sha256").digest())
+    return f"sha256:{digest.hexdigest()}"

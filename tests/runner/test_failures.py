@@ -1,0 +1,150 @@
+"""Failing prompts, timeouts, secrets and concurrent call logs, through the real CLI and sandbox."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from trialbook.evidence import load_suite
+
+from .conftest import Invoke, write
+
+
+def test_failing_steps_give_verdict_fail_exit_1_and_messages(invoke: Invoke, tmp_path: Path) -> None:
+    write(
+        tmp_path / "evals/broken-guide.eval.yaml",
+        """
+        prompt_text: |
+          ```bash
+          vendor setup
+          false
+          vendor deploy
+          ```
+        agents: [literal]
+        shims:
+          vendor: {script: 'echo "vendor $1"'}
+        assert:
+          - ran: vendor deploy
+          - file_exists: deployed.txt
+        """,
+    )
+    result = invoke("eval", "evals", "--summary", "summary.md")
+    assert result.exit_code == 1, result.output
+    suite = load_suite(tmp_path / ".trialbook/results/suite.json")
+    (test,) = suite.tests
+    assert test.outcome == "failed"
+    assert any("ran vendor deploy" in error or "vendor deploy" in error for error in test.assertion_errors)
+    summary = (tmp_path / "summary.md").read_text()
+    assert "broken-guide" in summary and "fail" in summary.lower()
+    calls = (tmp_path / ".trialbook/results/evals/broken-guide/literal/trial-1/calls.jsonl").read_text()
+    assert [json.loads(line)["argv"] for line in calls.splitlines()] == [["vendor", "setup"]]
+
+
+def test_timeout_kills_the_trial_and_its_children(invoke: Invoke, tmp_path: Path) -> None:
+    pid_file = tmp_path / "pids.txt"
+    write(
+        tmp_path / "evals/slow.eval.yaml",
+        f"""
+        prompt_text: |
+          ```bash
+          (sleep 300 & echo $! >> {pid_file}; wait) &
+          sleep 300 & echo $! >> {pid_file}
+          sleep 300
+          ```
+        agents: [literal]
+        timeout: 2s
+        assert:
+          - file_exists: never.txt
+        """,
+    )
+    result = invoke("eval", "evals")
+    assert result.exit_code == 1, result.output
+    suite = load_suite(tmp_path / ".trialbook/results/suite.json")
+    execution = suite.tests[0].executions[0]
+    assert execution.result.stop_reason == "timeout"
+    assert execution.passed is False
+    time.sleep(0.2)
+    pids = [int(line) for line in pid_file.read_text().split()]
+    assert len(pids) == 2
+    for pid in pids:
+        assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+
+
+def test_secret_values_never_reach_results_or_terminal(invoke: Invoke, tmp_path: Path) -> None:
+    secret = "s3cr3t-Value-9f8e7d"
+    write(
+        tmp_path / "evals/secret.eval.yaml",
+        """
+        prompt_text: |
+          Log in with the token {{ secrets.VENDOR_TOKEN }}:
+          ```bash
+          vendor login --token {{ secrets.VENDOR_TOKEN }}
+          echo "token is {{ secrets.VENDOR_TOKEN }}"
+          echo "{{ secrets.VENDOR_TOKEN }}" > token.txt
+          ```
+        secrets: [VENDOR_TOKEN]
+        agents: [literal]
+        shims:
+          vendor: {script: 'echo "logged in with $3"'}
+        assert:
+          - ran: vendor login
+          - file_contains: {path: token.txt, pattern: "not-the-token"}
+        """,
+    )
+    result = invoke(
+        "eval", "evals", "--summary", "summary.md", "--junit", "junit.xml", env={"VENDOR_TOKEN": secret}
+    )
+    assert result.exit_code == 1, result.output
+    assert secret not in result.output
+    written = [
+        p for p in tmp_path.rglob("*") if p.is_file() and "evals" not in p.relative_to(tmp_path).parts[:1]
+    ]
+    assert any(p.name == "calls.jsonl" for p in written)
+    for path in written:
+        assert secret.encode() not in path.read_bytes(), path
+    calls = next(p for p in written if p.name == "calls.jsonl").read_text()
+    assert "***" in calls
+
+
+def test_unset_secret_is_refused_before_any_trial(invoke: Invoke, tmp_path: Path) -> None:
+    write(
+        tmp_path / "evals/needs-secret.eval.yaml",
+        """
+        prompt_text: "use {{ secrets.MISSING_TOKEN }}"
+        secrets: [MISSING_TOKEN]
+        agents: [literal]
+        """,
+    )
+    result = invoke("eval", "evals", env={"MISSING_TOKEN": None})
+    assert result.exit_code == 2
+    assert "MISSING_TOKEN" in result.output
+    assert not (tmp_path / ".trialbook/results/suite.json").exists()
+
+
+def test_concurrent_evals_keep_separate_complete_call_logs(invoke: Invoke, tmp_path: Path) -> None:
+    for name in ("alpha", "beta", "gamma"):
+        write(
+            tmp_path / f"evals/{name}.eval.yaml",
+            f"""
+            prompt_text: |
+              ```bash
+              for i in $(seq 1 40); do tool {name} "$i" & done; wait
+              ```
+            agents: [literal]
+            trials: 2
+            shims:
+              tool: {{script: 'echo "$@"'}}
+            assert:
+              - ran: tool {name} 40
+            """,
+        )
+    result = invoke("eval", "evals", "--concurrency", "6")
+    assert result.exit_code == 0, result.output
+    for name in ("alpha", "beta", "gamma"):
+        for trial in (1, 2):
+            log = tmp_path / f".trialbook/results/evals/{name}/literal/trial-{trial}/calls.jsonl"
+            calls = [json.loads(line) for line in log.read_text().splitlines()]
+            assert len(calls) == 40
+            assert {c["argv"][1] for c in calls} == {name}
+            assert sorted(int(c["argv"][2]) for c in calls) == list(range(1, 41))
