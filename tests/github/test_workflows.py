@@ -152,7 +152,7 @@ def test_evals_workflow_shape() -> None:
     jobs = workflow["jobs"]
     writes = {name: job["permissions"] for name, job in jobs.items()}
     assert writes["evals"] == {"contents": "write"}
-    assert writes["evals-pr"] == {"contents": "read", "pull-requests": "write"}
+    assert writes["evals-pr"] == {"contents": "write", "pull-requests": "write"}
     assert "'run-evals'" in jobs["evals-pr"]["if"]
     for job in jobs.values():
         checkout = job["steps"][0]
