@@ -109,3 +109,12 @@ def test_callback_cap_and_credential_type() -> None:
     assert TOKEN not in str(caught.value)
     assert "https://github.com/o/r" in str(caught.value)
     assert callbacks.custom_headers() is None  # an explicit token wins over any extraheader
+
+
+def test_the_token_never_shows_in_a_repr(tmp_path: Path, remotes: Remotes, http: tuple[str, Seen]) -> None:
+    url, _seen = http
+    clone = _clone(tmp_path, remotes, url)
+    with GitBranchStore(clone, token=TOKEN) as store:
+        assert store.remote is not None
+        assert TOKEN not in repr(store.remote)
+        assert TOKEN not in repr(vars(store))

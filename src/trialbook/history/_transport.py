@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -43,8 +43,9 @@ class Remote:
 
     name: str
     url: str
-    token: str | None
-    extraheader: str | None
+    # Kept out of repr so that logging a store or a remote can never print a credential.
+    token: str | None = field(repr=False)
+    extraheader: str | None = field(repr=False)
 
     def __post_init__(self) -> None:
         self.local_path = _local_path(self.url)
