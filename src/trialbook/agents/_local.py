@@ -1,4 +1,4 @@
-"""What the agents that call no model (literal, script) share: evidence for local steps and transcripts.
+"""What the agents that call no model (literal, script) share: adapter basics and local-step evidence.
 
 Both run commands on this machine and describe each as a ``bash`` (or ``python``) tool call, so their
 results read like any other agent's: a user turn, one assistant turn per tool call, a closing message.
@@ -6,18 +6,34 @@ results read like any other agent's: a user turn, one assistant turn per tool ca
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from .. import __version__
 from ..evidence import AgentResult, JsonValue, StopReason, ToolCall, Turn
-from ._protocol import AgentTask
+from ._protocol import AgentTask, Availability
 
-__all__ = ["LocalStep", "local_result", "write_text_atomic"]
+__all__ = ["LocalAgent", "LocalStep", "local_result"]
+
+
+class LocalAgent:
+    """What local agents share: no model, always available, versioned with trialbook, nothing to close."""
+
+    @property
+    def model(self) -> None:
+        """A local agent calls no model."""
+        return None
+
+    def available(self) -> Availability:
+        """Always available: these agents need only bash, which the sandbox needs too."""
+        return Availability(ok=True)
+
+    def version(self) -> str:
+        """A local agent changes only with trialbook itself."""
+        return __version__
+
+    async def aclose(self) -> None:
+        """Nothing is shared across trials."""
 
 
 @dataclass(frozen=True)
@@ -78,19 +94,3 @@ def local_result(
         duration_ms=(time.monotonic() - started) * 1000,
         working_directory=str(task.workdir),
     )
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write a transcript through a temporary file in the same folder, so a reader never sees half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise

@@ -14,14 +14,14 @@ import shlex
 import time
 from pathlib import Path
 
-from .. import __version__
 from ..errors import ConfigError
 from ..evidence import AgentResult, StopReason
+from ..fsutil import atomic_write_text
 from ..sandbox._shims import bash_path
 from ..sandbox.process import ProcessOutcome, run_process
 from ._fences import ShellStep, shell_steps
-from ._local import LocalStep, local_result, write_text_atomic
-from ._protocol import Agent, AgentSpec, AgentTask, Availability
+from ._local import LocalAgent, LocalStep, local_result
+from ._protocol import Agent, AgentSpec, AgentTask
 
 __all__ = ["LiteralAgent", "create"]
 
@@ -61,22 +61,13 @@ def _describe(step: ShellStep, total: int) -> str:
     return f"step {step.index} of {total} (line {step.line})"
 
 
-class LiteralAgent:
+class LiteralAgent(LocalAgent):
     """Runs a rendered prompt's fenced shell blocks in order in the sandbox."""
 
-    name = "literal"
-    model = None
-
-    def available(self) -> Availability:
-        """Always available: it needs only bash, which the sandbox needs too."""
-        return Availability(ok=True)
-
-    def version(self) -> str:
-        """The literal agent changes only with trialbook itself."""
-        return __version__
-
-    async def aclose(self) -> None:
-        """Nothing is shared across trials."""
+    @property
+    def name(self) -> str:
+        """Always ``literal``."""
+        return "literal"
 
     async def run(self, task: AgentTask) -> AgentResult:
         """Run every step until one fails or the deadline passes; see the module docstring."""
@@ -143,7 +134,7 @@ class LiteralAgent:
                 f"{skipped} later step{'s' if skipped != 1 else ''} not run."
             )
         transcript.append(f"=== {message} ===\n")
-        write_text_atomic(task.output_dir / "literal.log", "\n".join(transcript))
+        atomic_write_text(task.output_dir / "literal.log", "\n".join(transcript))
         return local_result(
             agent_name=self.name, task=task, steps=records, final_message=message, success=success,
             stop_reason=stop_reason, error=error, started=started,

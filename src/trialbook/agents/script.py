@@ -15,13 +15,13 @@ import traceback
 from collections.abc import Awaitable, Callable
 from typing import TypeAlias
 
-from .. import __version__
 from ..errors import ConfigError
 from ..evidence import AgentResult, JsonValue, StopReason
+from ..fsutil import atomic_write_text
 from ..sandbox._shims import bash_path
 from ..sandbox.process import run_process
-from ._local import LocalStep, local_result, write_text_atomic
-from ._protocol import Agent, AgentSpec, AgentTask, Availability
+from ._local import LocalAgent, LocalStep, local_result
+from ._protocol import Agent, AgentSpec, AgentTask
 
 __all__ = ["ScriptAgent", "ScriptFunction", "create", "script_agent"]
 
@@ -73,7 +73,7 @@ def _resolve(reference: str, source: str) -> ScriptFunction:
     return found
 
 
-class ScriptAgent:
+class ScriptAgent(LocalAgent):
     """An :class:`Agent` that runs a bash script or a Python function instead of a model."""
 
     def __init__(self, name: str, script: str | ScriptFunction) -> None:
@@ -85,22 +85,6 @@ class ScriptAgent:
         """The name the eval file gave this agent."""
         return self._name
 
-    @property
-    def model(self) -> None:
-        """A script calls no model."""
-        return None
-
-    def available(self) -> Availability:
-        """Always available: a shell script needs only bash, which the sandbox needs too."""
-        return Availability(ok=True)
-
-    def version(self) -> str:
-        """Script agents change only with trialbook itself (and their script, which is in the cache key)."""
-        return __version__
-
-    async def aclose(self) -> None:
-        """Nothing is shared across trials."""
-
     async def run(self, task: AgentTask) -> AgentResult:
         """Run the script once; its exit status (or exception) decides ``success``."""
         started = time.monotonic()
@@ -111,7 +95,7 @@ class ScriptAgent:
             step, stop_reason, said = await self._run_function(self.script, task)
             shown = f"python {_reference(self.script)}"
         log = f"$ {shown}\n{step.output}--- {step.error or 'exit code 0'} ---\n"
-        write_text_atomic(task.output_dir / "script.log", log)
+        atomic_write_text(task.output_dir / "script.log", log)
         return local_result(
             agent_name=self.name, task=task, steps=[step], final_message=said, success=step.error is None,
             stop_reason=stop_reason, error=step.error, started=started,
