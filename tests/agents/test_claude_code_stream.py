@@ -13,7 +13,7 @@ import pytest
 
 from trialbook.agents import AgentTask
 from trialbook.agents._claude_stream import parse_claude_stream, plain_model
-from trialbook.agents._cli_support import CliRun
+from trialbook.agents._cli_run import CliRun
 from trialbook.agents.claude_code import _watch, claude_result
 from trialbook.evidence import AgentResult
 

@@ -11,16 +11,14 @@ from pathlib import Path
 import pytest
 
 from trialbook.agents import AgentSpec
+from trialbook.agents._cli_run import RUN_MARKER, sweep
 from trialbook.agents._cli_support import (
-    RUN_MARKER,
     Options,
     build_env,
     find_binary,
-    mask,
+    masker_for,
     probe_version,
     secret_values,
-    sweep,
-    write_atomic,
 )
 from trialbook.errors import ConfigError
 from trialbook.evidence import JsonValue
@@ -126,17 +124,8 @@ def test_the_environment_passes_only_documented_runner_variables(monkeypatch: py
 
 def test_secret_looking_values_are_masked() -> None:
     env = {"ANTHROPIC_API_KEY": "sk-abcdef", "GH_TOKEN": "ghp_123456", "PATH": "/usr/bin", "SHORT_KEY": "ab"}
-    secrets = secret_values(env)
-    assert set(secrets) == {"sk-abcdef", "ghp_123456"}
-    assert mask("key sk-abcdef and ghp_123456 on /usr/bin", secrets) == "key *** and *** on /usr/bin"
-
-
-def test_atomic_writes_leave_no_temporary_files(tmp_path: Path) -> None:
-    target = tmp_path / "deep" / "claude.jsonl"
-    write_atomic(target, "one\n")
-    write_atomic(target, "two\n")
-    assert target.read_text() == "two\n"
-    assert [p.name for p in target.parent.iterdir()] == ["claude.jsonl"]
+    assert set(secret_values(env)) == {"sk-abcdef", "ghp_123456"}
+    assert masker_for(env).text("key sk-abcdef and ghp_123456 on /usr/bin") == "key *** and *** on /usr/bin"
 
 
 def test_sweep_kills_marked_processes_even_in_another_session() -> None:

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from trialbook.agents import AgentTask
-from trialbook.agents._cli_support import CliRun
+from trialbook.agents._cli_run import CliRun
 from trialbook.agents._codex_stream import Rollout, parse_codex_stream, parse_rollout
 from trialbook.agents.codex import _watch, codex_result
 from trialbook.evidence import AgentResult

@@ -1,4 +1,4 @@
-"""What the adapters that drive an agent CLI share: options, binaries, versions, environments, transcripts.
+"""What the adapters that drive an agent CLI share: options, binaries, versions, environments, masking.
 
 Claude Code and Codex are both npm binaries run once per trial with a JSON event stream on stdout; the
 parsing differs, everything around it is here so both behave the same way.
@@ -6,41 +6,29 @@ parsing differs, everything around it is here so both behave the same way.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
-import time
-import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..errors import ConfigError
 from ..evidence import JsonValue
-from ..sandbox.process import run_process
+from ..masking import Masker
 from ._protocol import AgentSpec
 
 __all__ = [
-    "CliRun",
     "Options",
     "build_env",
     "find_binary",
-    "mask",
+    "masker_for",
     "probe_version",
-    "run_cli",
     "secret_values",
-    "sweep",
-    "write_atomic",
 ]
-
-RUN_MARKER = "TRIALBOOK_AGENT_RUN"
-"""Set to a fresh value in every agent run's environment, so the run's stray processes can be found."""
 
 
 class Options:
@@ -183,115 +171,6 @@ def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(sorted(found, key=len, reverse=True))
 
 
-def mask(text: str, secrets: Iterable[str]) -> str:
-    """Replace every secret value in ``text`` with ``***``."""
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return text
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write through a temporary file in the same folder, so a crash never leaves half a transcript."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def sweep(marker: str) -> int:
-    """Kill every process whose environment carries ``RUN_MARKER=marker``; returns how many.
-
-    Killing the CLI's process group is not enough: Claude Code starts its shell tool in a new session,
-    so a command the agent left running in the background escapes the group. The environment is
-    inherited across ``setsid``, so the marker still finds it (on Linux, through ``/proc``).
-    """
-    needle = f"\0{RUN_MARKER}={marker}\0".encode()
-    killed = 0
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return 0
-    for entry in proc.iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:
-            continue  # gone already, or not ours to read
-        if needle in b"\0" + environ:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(int(entry.name), signal.SIGKILL)
-                killed += 1
-    return killed
-
-
-@dataclass(frozen=True)
-class CliRun:
-    """How one CLI run ended. ``aborted`` says why trialbook stopped it early (a hopeless retry loop)."""
-
-    lines: tuple[str, ...]
-    stderr: str
-    returncode: int | None
-    timed_out: bool
-    aborted: str | None
-    duration_ms: float
-
-
-async def run_cli(
-    argv: Sequence[str],
-    *,
-    cwd: Path,
-    env: Mapping[str, str],
-    timeout_s: float | None,
-    watch: Callable[[str], str | None],
-) -> CliRun:
-    """Run the CLI in its own process group; ``watch`` sees each stdout line and may return a reason to stop.
-
-    Stopping early matters for failures the CLIs retry for minutes (a rejected key, an unreachable
-    endpoint): the trial fails in seconds with the reason instead of waiting for its timeout.
-    """
-    lines: list[str] = []
-    reasons: list[str] = []
-    stop = asyncio.Event()
-
-    def on_line(raw: bytes) -> None:
-        line = raw.decode("utf-8", "replace").rstrip("\n")
-        lines.append(line)
-        if not reasons and (reason := watch(line)) is not None:
-            reasons.append(reason)
-            stop.set()
-
-    marker = uuid.uuid4().hex
-    env = {**env, RUN_MARKER: marker}
-    started = time.monotonic()
-    process = asyncio.ensure_future(
-        run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, on_stdout_line=on_line)
-    )
-    stopper = asyncio.ensure_future(stop.wait())
-    try:
-        await asyncio.wait({process, stopper}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stopper.cancel()
-        if not process.done():
-            process.cancel()  # run_process kills the whole group before re-raising
-        await asyncio.gather(process, return_exceptions=True)
-        sweep(marker)
-    duration_ms = (time.monotonic() - started) * 1000
-    if process.cancelled():
-        return CliRun(tuple(lines), "", None, False, reasons[0] if reasons else None, duration_ms)
-    outcome = process.result()
-    return CliRun(
-        lines=tuple(lines),
-        stderr=outcome.stderr.decode("utf-8", "replace"),
-        returncode=outcome.returncode,
-        timed_out=outcome.timed_out,
-        aborted=None,
-        duration_ms=outcome.duration_ms,
-    )
+def masker_for(env: Mapping[str, str]) -> Masker:
+    """A masker for the secret-looking values of an agent's environment (keys the runner may not know)."""
+    return Masker(secret_values(env))

@@ -7,6 +7,7 @@ and config folder, and telemetry, auto-update and non-essential traffic off.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -14,9 +15,10 @@ import tempfile
 from pathlib import Path
 
 from ..evidence import AgentResult, JsonObject, StopReason, Turn
+from ..fsutil import atomic_write_text
 from ._claude_stream import ClaudeStream, parse_claude_stream
-from ._cli_support import CliRun, Options, build_env, find_binary, mask, probe_version, run_cli, secret_values
-from ._cli_support import write_atomic as _write
+from ._cli_run import CliRun, run_cli
+from ._cli_support import Options, build_env, find_binary, masker_for, probe_version
 from ._protocol import Agent, AgentSpec, AgentTask, Availability
 
 __all__ = ["NAME", "ClaudeCodeAgent", "create"]
@@ -113,7 +115,7 @@ class ClaudeCodeAgent:
             except (OSError, subprocess.TimeoutExpired) as exc:
                 return Availability(False, f"{NAME}: `claude auth status` failed: {exc}")
         if done.returncode != 0:
-            said = mask(done.stdout.strip() or done.stderr.strip(), secret_values(env))
+            said = masker_for(env).text(done.stdout.strip() or done.stderr.strip())
             return Availability(False, f"{NAME}: `claude auth status` reports no usable login: {said}")
         return Availability(True)
 
@@ -144,13 +146,13 @@ class ClaudeCodeAgent:
         (task.home / ".claude").mkdir(parents=True, exist_ok=True)
         argv = self.argv(task, binary)
         run = await run_cli(argv, cwd=task.workdir, env=env, timeout_s=task.timeout_s, watch=_watch)
-        secrets = secret_values(env)
-        lines = [mask(line, secrets) for line in run.lines]
-        _write(task.output_dir / "claude.jsonl", "".join(f"{line}\n" for line in lines))
-        _write(task.output_dir / "claude.stderr.log", mask(run.stderr, secrets))
+        masker = masker_for(env)
+        lines = [masker.text(line) for line in run.lines]
+        atomic_write_text(task.output_dir / "claude.jsonl", "".join(f"{line}\n" for line in lines))
+        atomic_write_text(task.output_dir / "claude.stderr.log", masker.text(run.stderr))
         stream = parse_claude_stream(lines)
         configuration: JsonObject = {
-            "argv": [mask(a, secrets) for a in argv[:-1]],
+            "argv": [masker.text(a) for a in argv[:-1]],
             "session_id": stream.session_id,
             "tools": stream.init.get("tools") if stream.init else None,
         }
@@ -158,8 +160,8 @@ class ClaudeCodeAgent:
             stream,
             run,
             task,
-            probed_version=self.version(),
-            stderr=mask(run.stderr, secrets),
+            probed_version=await asyncio.to_thread(self.version),
+            stderr=masker.text(run.stderr),
             config=configuration,
         )
 

@@ -7,12 +7,14 @@ analytics and update checks off, and standard input closed (Codex appends piped 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 from ..evidence import AgentResult, JsonObject, StopReason, Turn
-from ._cli_support import CliRun, Options, build_env, find_binary, mask, probe_version, run_cli, secret_values
-from ._cli_support import write_atomic as _write
+from ..fsutil import atomic_write_text
+from ._cli_run import CliRun, run_cli
+from ._cli_support import Options, build_env, find_binary, masker_for, probe_version
 from ._codex_stream import CodexStream, Rollout, parse_codex_stream, parse_rollout
 from ._protocol import Agent, AgentSpec, AgentTask, Availability
 
@@ -129,19 +131,21 @@ class CodexAgent:
         )
         argv = self.argv(task, binary)
         run = await run_cli(argv, cwd=task.workdir, env=env, timeout_s=task.timeout_s, watch=_watch)
-        secrets = secret_values(env)
-        lines = [mask(line, secrets) for line in run.lines]
-        _write(task.output_dir / "codex.jsonl", "".join(f"{line}\n" for line in lines))
-        _write(task.output_dir / "codex.stderr.log", mask(run.stderr, secrets))
+        masker = masker_for(env)
+        lines = [masker.text(line) for line in run.lines]
+        atomic_write_text(task.output_dir / "codex.jsonl", "".join(f"{line}\n" for line in lines))
+        atomic_write_text(task.output_dir / "codex.stderr.log", masker.text(run.stderr))
         stream = parse_codex_stream(lines)
         rollout = None
         rollout_file = _find_rollout(codex_home, stream.thread_id)
         if rollout_file is not None:
-            text = mask(rollout_file.read_text(encoding="utf-8", errors="replace"), secrets)
-            _write(task.output_dir / "codex.rollout.jsonl", text)
+            text = masker.text(rollout_file.read_text(encoding="utf-8", errors="replace"))
+            atomic_write_text(task.output_dir / "codex.rollout.jsonl", text)
             rollout = parse_rollout(text.splitlines())
-        config: JsonObject = {"argv": [mask(a, secrets) for a in argv[:-1]], "thread_id": stream.thread_id}
-        return codex_result(stream, rollout, run, task, probed_version=self.version(), config=config)
+        config: JsonObject = {"argv": [masker.text(a) for a in argv[:-1]], "thread_id": stream.thread_id}
+        return codex_result(
+            stream, rollout, run, task, probed_version=await asyncio.to_thread(self.version), config=config
+        )
 
     async def aclose(self) -> None:
         """Nothing is shared across trials."""

@@ -1,0 +1,111 @@
+"""Running an agent CLI for one trial: its process group, a deadline, early stops, no process left behind."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..sandbox.process import run_process
+
+__all__ = ["RUN_MARKER", "CliRun", "run_cli", "sweep"]
+
+RUN_MARKER = "TRIALBOOK_AGENT_RUN"
+"""Set to a fresh value in every agent run's environment, so the run's stray processes can be found."""
+
+
+def sweep(marker: str) -> int:
+    """Kill every process whose environment carries ``RUN_MARKER=marker``; returns how many.
+
+    Killing the CLI's process group is not enough: Claude Code starts its shell tool in a new session,
+    so a command the agent left running in the background escapes the group. The environment is
+    inherited across ``setsid``, so the marker still finds it (on Linux, through ``/proc``).
+    """
+    needle = f"\0{RUN_MARKER}={marker}\0".encode()
+    killed = 0
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return 0
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue  # gone already, or not ours to read
+        if needle in b"\0" + environ:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed += 1
+    return killed
+
+
+@dataclass(frozen=True)
+class CliRun:
+    """How one CLI run ended. ``aborted`` says why trialbook stopped it early (a hopeless retry loop)."""
+
+    lines: tuple[str, ...]
+    stderr: str
+    returncode: int | None
+    timed_out: bool
+    aborted: str | None
+    duration_ms: float
+
+
+async def run_cli(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float | None,
+    watch: Callable[[str], str | None],
+) -> CliRun:
+    """Run the CLI in its own process group; ``watch`` sees each stdout line and may return a reason to stop.
+
+    Stopping early matters for failures the CLIs retry for minutes (a rejected key, an unreachable
+    endpoint): the trial fails in seconds with the reason instead of waiting for its timeout.
+    """
+    lines: list[str] = []
+    reasons: list[str] = []
+    stop = asyncio.Event()
+
+    def on_line(raw: bytes) -> None:
+        line = raw.decode("utf-8", "replace").rstrip("\n")
+        lines.append(line)
+        if not reasons and (reason := watch(line)) is not None:
+            reasons.append(reason)
+            stop.set()
+
+    marker = uuid.uuid4().hex
+    env = {**env, RUN_MARKER: marker}
+    started = time.monotonic()
+    process = asyncio.ensure_future(
+        run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, on_stdout_line=on_line)
+    )
+    stopper = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({process, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopper.cancel()
+        if not process.done():
+            process.cancel()  # run_process kills the whole group before re-raising
+        await asyncio.gather(process, return_exceptions=True)
+        sweep(marker)
+    duration_ms = (time.monotonic() - started) * 1000
+    if process.cancelled():
+        return CliRun(tuple(lines), "", None, False, reasons[0] if reasons else None, duration_ms)
+    outcome = process.result()
+    return CliRun(
+        lines=tuple(lines),
+        stderr=outcome.stderr.decode("utf-8", "replace"),
+        returncode=outcome.returncode,
+        timed_out=outcome.timed_out,
+        aborted=None,
+        duration_ms=outcome.duration_ms,
+    )
