@@ -53,7 +53,8 @@ def latest_line(data: bytes, where: str, eval_id: str, agent: str, problems: lis
     candidates: list[tuple[datetime, int, bytes]] = []
     for number, raw in iter_raw_lines(data):
         stamp: datetime | None = None
-        if raw.startswith(b'{"agent":'):
+        # Only the canonical shape (no space after the colon) may be skipped on its prefix alone.
+        if raw.startswith(b'{"agent":"'):
             if not raw.startswith(prefix):
                 continue
             stamp = _quick_started_at(raw)

@@ -12,6 +12,7 @@ from pathlib import Path
 from ..agents import known_agent_names
 from ..errors import ExitCode, RefusedRunError, UsageError
 from ..evidence import SuiteReport, suite_to_json
+from ..fsutil import atomic_write_text
 from ..history import HistoryError, HistoryLine, HistoryStore, open_store
 from ..masking import Masker
 from ..select import BaseTree, changed_evals, head_commit
@@ -109,6 +110,10 @@ def _clear_results(results_dir: Path) -> None:
     # Only what trialbook itself writes there: a user's own files in that folder are left alone.
     shutil.rmtree(results_dir / "evals", ignore_errors=True)
     (results_dir / "suite.json").unlink(missing_ok=True)
+    ignore = results_dir / ".gitignore"
+    if not ignore.exists():
+        # Results are artifacts, not sources: a run must leave `git status` as it found it.
+        atomic_write_text(ignore, "# written by trialbook: results are artifacts, not sources\n*\n")
 
 
 def run(options: RunOptions, sink: ProgressSink | None = None) -> RunReport:
