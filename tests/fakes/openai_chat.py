@@ -118,7 +118,7 @@ class ChatServer:
                 delta = reply.message()
                 if "tool_calls" in delta:
                     delta["tool_calls"] = [{"index": i, **c} for i, c in enumerate(delta["tool_calls"])]
-                chunks = [
+                chunks: list[dict[str, Any]] = [
                     {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
                     {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
                     {"choices": [], "usage": usage},

@@ -74,7 +74,8 @@ def _messages(body: JsonObject, key: str) -> list[JsonObject]:
 
 
 def _tool_names(body: JsonObject, nested: bool) -> tuple[str, ...]:
-    tools = body.get("tools") or []
+    tools = body.get("tools")
+    tools = [] if tools is None else tools
     if not isinstance(tools, list):
         raise UnsupportedRequestError("'tools' is not a list")
     names: list[str] = []
