@@ -13,7 +13,7 @@ from tests.clis import ensure_cli
 from tests.fakes.model_server import ModelServer, hang, say, shell
 from trialbook.agents import Agent, AgentSpec
 from trialbook.agents.claude_code import create
-from trialbook.evidence import JsonValue
+from trialbook.evidence import JsonValue, dump_result, load_result
 
 pytestmark = pytest.mark.real_cli
 
@@ -74,6 +74,7 @@ async def test_a_scripted_tool_call_leaves_correlated_evidence(claude: Path, tmp
     assert result.cost_usd == final["total_cost_usd"]
     assert result.agent_version == agent.version() == "2.1.197"
     assert result.evidence_complete
+    assert load_result(json.loads(json.dumps(dump_result(result)))) == result
     # The request carried the key, and the second one the tool's output.
     assert len(requests) == 2
     assert requests[0].headers["x-api-key"] == FAKE_KEY

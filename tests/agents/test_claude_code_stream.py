@@ -15,7 +15,7 @@ from trialbook.agents import AgentTask
 from trialbook.agents._claude_stream import parse_claude_stream, plain_model
 from trialbook.agents._cli_run import CliRun
 from trialbook.agents.claude_code import _watch, claude_result
-from trialbook.evidence import AgentResult
+from trialbook.evidence import AgentResult, dump_result, load_result
 
 DATA = Path(__file__).parent.parent / "data" / "claude_code"
 PROMPT = "Write hi to out.txt then deploy"
@@ -80,6 +80,7 @@ def test_a_full_session_correlates_tool_calls_and_counts_cache_reads_as_input(tm
     assert result.duration_ms == 233
     assert result.evidence_complete
     assert len(result.raw_events) == 8
+    assert load_result(json.loads(json.dumps(dump_result(result)))) == result
 
 
 def test_per_line_usage_of_a_split_message_is_never_summed(tmp_path: Path) -> None:
@@ -148,6 +149,7 @@ def test_a_stream_cut_off_by_the_deadline_leaves_usage_and_cost_unknown(tmp_path
     assert result.cost_usd is None
     assert result.agent_version == "2.1.197"
     assert "without a result event" in result.capture_errors[0]
+    assert load_result(json.loads(json.dumps(dump_result(result)))) == result
 
 
 def test_a_deadline_wins_over_a_result_printed_while_shutting_down(tmp_path: Path) -> None:

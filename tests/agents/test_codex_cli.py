@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 from pathlib import Path
@@ -13,7 +14,7 @@ from tests.clis import ensure_cli
 from tests.fakes.model_server import ModelServer, Reply, hang, say, shell
 from trialbook.agents import Agent, AgentSpec
 from trialbook.agents.codex import create
-from trialbook.evidence import JsonValue
+from trialbook.evidence import JsonValue, dump_result, load_result
 
 pytestmark = pytest.mark.real_cli
 
@@ -76,6 +77,7 @@ async def test_a_scripted_tool_call_leaves_correlated_evidence(codex: Path, tmp_
     assert result.cost_usd is None
     assert result.agent_version == agent.version() == "0.171.0"
     assert result.evidence_complete, result.capture_errors
+    assert load_result(json.loads(json.dumps(dump_result(result)))) == result
     assert len(requests) == 2
     assert requests[0].headers["authorization"] == f"Bearer {FAKE_KEY}"
     assert (trial.task.output_dir / "codex.rollout.jsonl").exists()

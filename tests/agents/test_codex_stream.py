@@ -13,7 +13,7 @@ from trialbook.agents import AgentTask
 from trialbook.agents._cli_run import CliRun
 from trialbook.agents._codex_stream import Rollout, parse_codex_stream, parse_rollout
 from trialbook.agents.codex import _watch, codex_result
-from trialbook.evidence import AgentResult
+from trialbook.evidence import AgentResult, dump_result, load_result
 
 DATA = Path(__file__).parent.parent / "data" / "codex"
 PROMPT = "Write hi to out.txt then deploy"
@@ -78,6 +78,7 @@ def test_a_full_session_correlates_commands_messages_and_usage(tmp_path: Path) -
     assert result.model_used == "gpt-5.5"
     assert result.agent_version == "0.171.0"
     assert result.evidence_complete
+    assert load_result(json.loads(json.dumps(dump_result(result)))) == result
 
 
 def test_usage_is_the_last_cumulative_report_never_a_sum(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ..evidence import AgentResult, JsonObject, StopReason, Turn
+from ..evidence import AgentResult, JsonObject, StopReason, Turn, safe_configuration
 from ..fsutil import atomic_write_text
 from ._claude_stream import ClaudeStream, parse_claude_stream
 from ._cli_run import CliRun, run_cli
@@ -151,11 +151,17 @@ class ClaudeCodeAgent:
         atomic_write_text(task.output_dir / "claude.jsonl", "".join(f"{line}\n" for line in lines))
         atomic_write_text(task.output_dir / "claude.stderr.log", masker.text(run.stderr))
         stream = parse_claude_stream(lines)
-        configuration: JsonObject = {
-            "argv": [masker.text(a) for a in argv[:-1]],
-            "session_id": stream.session_id,
-            "tools": stream.init.get("tools") if stream.init else None,
-        }
+        configuration = safe_configuration(
+            {
+                "model": self._model,
+                "max_turns": self._max_turns,
+                "max_budget_usd": task.max_cost_usd,
+                "permission_mode": "bypassPermissions",
+                "bare": True,
+                "session_id": stream.session_id,
+                "tools": stream.init.get("tools") if stream.init else None,
+            }
+        )
         return claude_result(
             stream,
             run,

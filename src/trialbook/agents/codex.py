@@ -11,7 +11,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from ..evidence import AgentResult, JsonObject, StopReason, Turn
+from ..evidence import AgentResult, JsonObject, StopReason, Turn, safe_configuration
 from ..fsutil import atomic_write_text
 from ._cli_run import CliRun, run_cli
 from ._cli_support import Options, build_env, find_binary, masker_for, probe_version
@@ -142,10 +142,17 @@ class CodexAgent:
             text = masker.text(rollout_file.read_text(encoding="utf-8", errors="replace"))
             atomic_write_text(task.output_dir / "codex.rollout.jsonl", text)
             rollout = parse_rollout(text.splitlines())
-        config: JsonObject = {"argv": [masker.text(a) for a in argv[:-1]], "thread_id": stream.thread_id}
-        return codex_result(
-            stream, rollout, run, task, probed_version=await asyncio.to_thread(self.version), config=config
+        config = safe_configuration(
+            {
+                "model": self._model,
+                "base_url": masker.text(self._base_url) if self._base_url else None,
+                "approvals_and_codex_sandbox": "bypassed",
+                "login_shell": False,
+                "thread_id": stream.thread_id,
+            }
         )
+        probed = await asyncio.to_thread(self.version)
+        return codex_result(stream, rollout, run, task, probed_version=probed, config=config)
 
     async def aclose(self) -> None:
         """Nothing is shared across trials."""
