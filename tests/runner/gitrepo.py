@@ -25,6 +25,7 @@ def git(cwd: Path, *args: str) -> str:
 
 def make_repo(root: Path) -> tuple[Path, Path]:
     """``(work, origin)``: a repository with one commit on main, pushed to a bare ``origin``."""
+    root.mkdir(parents=True, exist_ok=True)
     origin = root / "origin.git"
     work = root / "work"
     git(root, "init", "--bare", "-b", "main", str(origin))

@@ -73,7 +73,6 @@ def ci_command(
         ),
         TerminalProgress(),
     )
-    click.echo(f"trialbook ci: {outcome.reason}")
     if outcome.report is not None and outcome.options is not None:
         emit_report(outcome.report, outcome.options)
     raise SystemExit(outcome.exit_code)

@@ -100,6 +100,7 @@ def run_ci(environ: Mapping[str, str], inputs: CiInputs, sink: ProgressSink | No
         base=inputs.base,
         comment=inputs.comment,
     )
+    print(f"trialbook ci: {plan.reason}", flush=True)
     if not plan.run:
         if env.summary_path is not None:
             write_summary(env.summary_path, f"## {TITLE}\n\nNothing ran: {plan.reason}\n")
