@@ -48,6 +48,13 @@ def test_the_command_line_carries_model_turns_budget_and_extra_args(tmp_path: Pa
     assert agent.name == "claude-code"
 
 
+def test_tiny_cost_caps_are_written_as_plain_decimals(tmp_path: Path) -> None:
+    argv = _agent().argv(make_trial(tmp_path, max_cost_usd=0.00001).task, Path("/bin/claude"))
+    assert argv[argv.index("--max-budget-usd") + 1] == "0.00001"
+    argv = _agent().argv(make_trial(tmp_path / "b", max_cost_usd=2).task, Path("/bin/claude"))
+    assert argv[argv.index("--max-budget-usd") + 1] == "2"
+
+
 def test_defaults_leave_model_turns_and_budget_to_the_cli(tmp_path: Path) -> None:
     argv = _agent().argv(make_trial(tmp_path).task, Path("/bin/claude"))
     assert "--model" not in argv

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -145,6 +146,22 @@ async def test_a_rejected_key_fails_at_once_with_a_clear_error(claude: Path, tmp
     assert "401" in result.error
     # The CLI alone would retry 10 times with backoff; the adapter gives up after at most a few.
     assert 1 <= attempts <= 3
+
+
+@pytest.mark.asyncio
+async def test_an_unreachable_endpoint_fails_after_few_retries(claude: Path, tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    trial = make_trial(
+        tmp_path, env={"ANTHROPIC_API_KEY": FAKE_KEY, "ANTHROPIC_BASE_URL": closed}, timeout_s=120
+    )
+    result = await _agent(claude).run(trial.task)
+    assert result.stop_reason == "execution_error"
+    assert result.error is not None
+    assert "Unable to connect" in result.error
+    retries = [e for e in result.raw_events if isinstance(e, dict) and e.get("subtype") == "api_retry"]
+    assert [e["max_retries"] for e in retries] == [2, 2]  # CLAUDE_CODE_MAX_RETRIES, not the CLI's 10
 
 
 @pytest.mark.asyncio

@@ -128,7 +128,8 @@ class ClaudeCodeAgent:
         if self._max_turns is not None:
             argv += ["--max-turns", str(self._max_turns)]
         if task.max_cost_usd is not None:
-            argv += ["--max-budget-usd", f"{task.max_cost_usd:g}"]
+            # Plain decimals: a tiny cap in exponent form ("1e-05") is not a number to every parser.
+            argv += ["--max-budget-usd", f"{task.max_cost_usd:.6f}".rstrip("0").rstrip(".")]
         return [*argv, *self._args, "--", task.prompt]
 
     async def run(self, task: AgentTask) -> AgentResult:
