@@ -1,0 +1,124 @@
+"""The ``copilot_eval`` and ``agent_eval`` fixtures: run an agent from a test and keep its evidence.
+
+Adapters are imported when a fixture is first used, never when pytest loads the plugin, so projects that
+do not use them pay nothing and need none of the agents' dependencies.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+import pytest_asyncio
+
+from ..agents import Agent, AgentSpec, AgentTask
+from ..evidence import AgentResult, CopilotResult, ExecutionRecord
+from ._state import STATE, PluginState, TestProgress
+
+if TYPE_CHECKING:
+    from ..agents.copilot import CopilotAgent, CopilotEval
+
+__all__ = ["AgentEval", "CopilotEvalRunner", "agent_eval", "copilot_eval"]
+
+CopilotEvalRunner = Callable[..., Awaitable[CopilotResult]]
+AgentEval = Callable[..., Awaitable[AgentResult]]
+
+
+def _progress(request: pytest.FixtureRequest) -> TestProgress:
+    state: PluginState | None = request.config.stash.get(STATE, None)
+    if state is None:  # the plugin's configure hook did not run (plugin blocked): keep a private record
+        state = request.config.stash[STATE] = PluginState(evidence_path=None)
+    return state.progress(request.node.nodeid)
+
+
+@pytest_asyncio.fixture
+async def copilot_eval(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[CopilotEvalRunner]:
+    """Run a :class:`CopilotEval` from a test and keep its evidence: ``await copilot_eval(agent, prompt)``.
+
+    Keyword arguments: ``workdir`` (default: the agent's ``working_directory``, else a fresh temporary
+    folder), ``env`` (the CLI's base environment; default: this process's PATH and a private HOME) and
+    ``comparison_role`` (report metadata for A/B tests). Calls in one test share one CLI server.
+    """
+    from ..agents.copilot import CopilotAgent
+
+    agents: dict[int, CopilotAgent] = {}
+    progress = _progress(request)
+
+    async def run(
+        agent: CopilotEval,
+        prompt: str,
+        *,
+        workdir: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        comparison_role: str | None = None,
+    ) -> CopilotResult:
+        adapter = agents.get(id(agent))
+        if adapter is None:
+            pool = next(iter(agents.values())).pool if agents else None
+            adapter = agents[id(agent)] = CopilotAgent(agent, pool=pool)
+        if workdir is None and agent.working_directory is None:
+            workdir = tmp_path_factory.mktemp("copilot-work")
+        result = await adapter.run_prompt(
+            prompt, workdir=workdir, env=env, output_dir=tmp_path_factory.mktemp("copilot-out")
+        )
+        progress.executions.append(ExecutionRecord(result=result, comparison_role=comparison_role))
+        return result
+
+    try:
+        yield run
+    finally:
+        if agents:
+            await next(iter(agents.values())).pool.aclose()
+
+
+@pytest_asyncio.fixture
+async def agent_eval(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[AgentEval]:
+    """Run any registered agent once from a test: ``await agent_eval(agent, prompt, workdir=...)``.
+
+    ``agent`` is an :class:`~trialbook.agents.AgentSpec` or a name. ``env`` defaults to this process's
+    PATH and a private HOME; ``timeout_s`` bounds the run.
+    """
+    from ..agents import create_agent
+
+    created: list[Agent] = []
+    progress = _progress(request)
+
+    async def run(
+        agent: AgentSpec | str,
+        prompt: str,
+        *,
+        workdir: Path,
+        env: Mapping[str, str] | None = None,
+        timeout_s: float | None = None,
+        comparison_role: str | None = None,
+    ) -> AgentResult:
+        spec = AgentSpec(agent, source=request.node.nodeid) if isinstance(agent, str) else agent
+        adapter = create_agent(spec)
+        created.append(adapter)
+        home = tmp_path_factory.mktemp("agent-home")
+        base: dict[str, Any] = dict(env) if env is not None else {"PATH": os.environ.get("PATH", os.defpath)}
+        base.setdefault("HOME", str(home))
+        task = AgentTask(
+            prompt=prompt,
+            workdir=workdir,
+            home=Path(base["HOME"]),
+            env=base,
+            output_dir=tmp_path_factory.mktemp("agent-out"),
+            timeout_s=timeout_s,
+        )
+        result = await adapter.run(task)
+        progress.executions.append(ExecutionRecord(result=result, comparison_role=comparison_role))
+        return result
+
+    try:
+        yield run
+    finally:
+        for adapter in created:
+            await adapter.aclose()

@@ -1,0 +1,117 @@
+"""The pytest plugin through pytester: outcomes, properties, executions, failed writes, xdist."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from trialbook.evidence import load_suite
+
+AGENT_TEST = """
+import pytest
+from trialbook.agents import AgentSpec
+
+@pytest.mark.asyncio
+async def test_literal(agent_eval, tmp_path, record_property):
+    (tmp_path / "p.md").write_text("x")
+    result = await agent_eval(AgentSpec("shout", {"script": "echo hi > hi.txt"}), "say hi", workdir=tmp_path)
+    record_property("files", sorted(p.name for p in tmp_path.iterdir()))
+    assert result.success
+
+@pytest.mark.asyncio
+async def test_fails_after_running(agent_eval, tmp_path):
+    await agent_eval(AgentSpec("shout", {"script": "true"}), "go", workdir=tmp_path)
+    assert 1 == 2, "wrong answer"
+
+@pytest.fixture
+def broken_cleanup():
+    yield
+    raise RuntimeError("cleanup broke")
+
+@pytest.mark.asyncio
+async def test_cleanup_error_is_not_a_pass(agent_eval, tmp_path, broken_cleanup, record_property):
+    await agent_eval(AgentSpec("shout", {"script": "true"}), "go", workdir=tmp_path)
+    record_property("ran", True)
+
+@pytest.mark.skip(reason="not today")
+def test_skipped():
+    pass
+
+@pytest.mark.xfail(reason="known")
+def test_xfail():
+    assert False
+"""
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    pytester.makeini("[pytest]\nasyncio_mode = strict\nasyncio_default_fixture_loop_scope = function\n")
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+
+
+def test_the_suite_records_outcomes_properties_and_executions(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_agents=AGENT_TEST)
+    out = pytester.path / "evidence" / "suite.json"
+    result = run(pytester, f"--trialbook-evidence={out}")
+    # pytest counts the cleanup-error test twice: its call passed, its teardown errored
+    result.assert_outcomes(passed=2, failed=1, errors=1, skipped=1, xfailed=1)
+    suite = load_suite(out)
+    tests = {t.id.split("::")[-1]: t for t in suite.tests}
+    assert tests["test_literal"].outcome == "passed"
+    assert tests["test_literal"].properties == {"files": ["hi.txt", "p.md"]}
+    [execution] = tests["test_literal"].executions
+    assert execution.result.agent_name == "shout" and execution.result.success
+    failed = tests["test_fails_after_running"]
+    assert failed.outcome == "failed" and "wrong answer" in failed.assertion_errors[0]
+    assert len(failed.executions) == 1
+    cleanup = tests["test_cleanup_error_is_not_a_pass"]
+    assert cleanup.outcome == "error" and len(cleanup.executions) == 1
+    assert cleanup.properties == {"ran": True}
+    assert any("cleanup broke" in e for e in cleanup.assertion_errors)
+    assert tests["test_skipped"].outcome == "skipped" and tests["test_xfail"].outcome == "xfailed"
+    assert suite.outcome_counts["passed"] == 1 and suite.outcome_counts["error"] == 1
+
+
+def test_a_failed_write_makes_pytest_fail(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_ok="def test_ok():\n    assert True\n")
+    blocker = pytester.path / "blocker"
+    blocker.write_text("a file where a folder should be")
+    result = run(pytester, f"--trialbook-evidence={blocker / 'suite.json'}")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*trialbook: could not write evidence*"])
+
+
+def test_an_unsupported_property_value_is_refused_not_stringified(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_prop="def test_p(record_property):\n    record_property('x', object())\n")
+    out = pytester.path / "suite.json"
+    result = run(pytester, f"--trialbook-evidence={out}")
+    assert result.ret != 0 and not out.exists()
+
+
+def test_without_the_option_nothing_is_written_and_pytest_is_unchanged(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_ok="def test_ok():\n    assert True\n")
+    result = run(pytester)
+    result.assert_outcomes(passed=1)
+    assert result.ret == 0
+    assert not list(Path(pytester.path).glob("**/*.json"))
+
+
+def test_the_plugin_does_not_import_the_sdk(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_mods="import sys\ndef test_m():\n    assert 'copilot' not in sys.modules\n")
+    run(pytester).assert_outcomes(passed=1)
+
+
+def test_under_xdist_only_the_controller_writes_every_worker_test(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_agents=AGENT_TEST)
+    out = pytester.path / "suite.json"
+    result = run(pytester, "-n", "2", f"--trialbook-evidence={out}")
+    # pytest counts the cleanup-error test twice: its call passed, its teardown errored
+    result.assert_outcomes(passed=2, failed=1, errors=1, skipped=1, xfailed=1)
+    suite = load_suite(out)
+    assert len(suite.tests) == 5
+    assert sum(len(t.executions) for t in suite.tests) == 3
+    data = json.loads(out.read_text())
+    assert data["schema_version"] == "4.0"
+    assert sys.version_info >= (3, 11)
