@@ -38,7 +38,9 @@ def _progress(request: pytest.FixtureRequest) -> TestProgress:
 async def copilot_eval(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[CopilotEvalRunner]:
-    """Run a :class:`CopilotEval` from a test and keep its evidence: ``await copilot_eval(agent, prompt)``.
+    """Run a :class:`CopilotEval` from a test and keep its evidence.
+
+    Usage: ``result = await copilot_eval(agent, prompt)``.
 
     Keyword arguments: ``workdir`` (default: the agent's ``working_directory``, else a fresh temporary
     folder), ``env`` (the CLI's base environment; default: this process's PATH and a private HOME) and
@@ -80,7 +82,9 @@ async def copilot_eval(
 async def agent_eval(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[AgentEval]:
-    """Run any registered agent once from a test: ``await agent_eval(agent, prompt, workdir=...)``.
+    """Run any registered agent once from a test and keep its evidence.
+
+    Usage: ``result = await agent_eval(agent, prompt, workdir=path)``.
 
     ``agent`` is an :class:`~trialbook.agents.AgentSpec` or a name. ``env`` defaults to this process's
     PATH and a private HOME; ``timeout_s`` bounds the run.
