@@ -39,8 +39,12 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
     if ledger.unknown_cost_trials:
         click.echo(
             f"\ncost unknown for {len(ledger.unknown_cost_trials)} trial(s), not counted as free: "
-            + ", ".join(ledger.unknown_cost_trials[:10])
-            + (" …" if len(ledger.unknown_cost_trials) > 10 else "")
+            + _some(ledger.unknown_cost_trials)
+        )
+    if ledger.estimated_cost_trials:
+        click.echo(
+            f"\ncost estimated from token counts (the agent reports none) for "
+            f"{len(ledger.estimated_cost_trials)} trial(s): {_some(ledger.estimated_cost_trials)}"
         )
     unstarted = sum(result.unstarted for result in report.results)
     if unstarted:
@@ -63,3 +67,7 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
             )
             atomic_write_text(options.summary, mask(text))
     return report.exit_code
+
+
+def _some(labels: list[str], limit: int = 10) -> str:
+    return ", ".join(labels[:limit]) + (" …" if len(labels) > limit else "")

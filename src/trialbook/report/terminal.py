@@ -19,16 +19,16 @@ class TableRow:
     verdict: str
     cost_usd: float | None
     duration_s: float | None
-    cost_known: bool = True
+    cost_estimated: bool = False
 
 
-def format_cost(cost: float | None, *, ran: bool = True) -> str:
-    """``$0.0123``; ``unknown`` when the agent reported none (never shown as free); ``-`` when not run."""
+def format_cost(cost: float | None, *, ran: bool = True, estimated: bool = False) -> str:
+    """``$0.0123``; ``~$0.0123`` for an estimate from tokens; ``unknown`` (never free); ``-`` when not run."""
     if not ran:
         return "-"
     if cost is None:
         return "unknown"
-    return f"${cost:.4f}"
+    return f"{'~' if estimated else ''}${cost:.4f}"
 
 
 def render_table(rows: Sequence[TableRow]) -> str:
@@ -40,7 +40,7 @@ def render_table(rows: Sequence[TableRow]) -> str:
             row.agent,
             "-" if row.passed is None or row.trials is None else f"{row.passed}/{row.trials}",
             row.verdict,
-            format_cost(row.cost_usd, ran=row.passed is not None),
+            format_cost(row.cost_usd, ran=row.passed is not None, estimated=row.cost_estimated),
             "-" if row.duration_s is None else f"{row.duration_s:.1f}s",
         )
         for row in rows

@@ -61,6 +61,11 @@ class EntryResult:
         return total
 
     @property
+    def cost_estimated(self) -> bool:
+        """Whether some trial's cost is an estimate from tokens rather than the agent's own figure."""
+        return any(outcome.cost_estimated for outcome in self.outcomes)
+
+    @property
     def duration_s(self) -> float:
         """Sum of trial durations (trials may overlap in wall time)."""
         return sum(outcome.duration_s for outcome in self.outcomes)
@@ -171,7 +176,9 @@ async def run_plan(
                 counters["running"] -= 1
             result.outcomes.append(outcome)
             ledger.record(
-                f"{request.eval_id} [{request.agent_label}] trial {request.trial}", outcome.cost_usd
+                f"{request.eval_id} [{request.agent_label}] trial {request.trial}",
+                outcome.cost_usd,
+                estimated=outcome.cost_estimated,
             )
             counters["done"] += 1
             sink.trial_finished(

@@ -18,13 +18,16 @@ class BudgetLedger:
     limit_usd: float | None
     spent_usd: float = 0.0
     unknown_cost_trials: list[str] = field(default_factory=list)
+    estimated_cost_trials: list[str] = field(default_factory=list)
 
-    def record(self, label: str, cost_usd: float | None) -> None:
-        """Add a finished trial's cost, or remember that it is unknown."""
+    def record(self, label: str, cost_usd: float | None, *, estimated: bool = False) -> None:
+        """Add a finished trial's cost, or remember that it is unknown; estimates count, and are named."""
         if cost_usd is None:
             self.unknown_cost_trials.append(label)
-        else:
-            self.spent_usd += cost_usd
+            return
+        if estimated:
+            self.estimated_cost_trials.append(label)
+        self.spent_usd += cost_usd
 
     @property
     def exhausted(self) -> bool:

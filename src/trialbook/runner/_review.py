@@ -70,6 +70,7 @@ def table_rows(report: RunReport) -> list[TableRow]:
                     verdict=result.verdict,
                     cost_usd=result.cost_usd,
                     duration_s=result.duration_s,
+                    cost_estimated=result.cost_estimated,
                 )
             )
         else:

@@ -53,6 +53,7 @@ class TrialOutcome:
     calls: tuple[Call, ...]
     passed: bool
     cost_usd: float | None
+    cost_estimated: bool
     duration_s: float
     sandbox_path: Path | None
 
@@ -85,11 +86,16 @@ async def _run_agent(agent: Agent, task: AgentTask) -> AgentResult:
         return _harness_failure(agent, message, "error", started, task.workdir)
 
 
-def trial_cost(result: AgentResult) -> float | None:
-    """The agent's own figure when it reports one, else an estimate from tokens, else unknown."""
+def trial_cost(result: AgentResult) -> tuple[float | None, bool]:
+    """``(cost, estimated)``: the agent's own figure, else an estimate from tokens, else unknown.
+
+    The evidence keeps the agent's figure only (``None`` when it reports none); the estimate serves the
+    budget and the summary, which says which trials it stands in for.
+    """
     if result.cost_usd is not None:
-        return result.cost_usd
-    return result.estimated_cost().usd
+        return result.cost_usd, False
+    estimate = result.estimated_cost().usd
+    return estimate, estimate is not None
 
 
 async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> TrialOutcome:
@@ -129,13 +135,15 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
     finally:
         closed = await asyncio.to_thread(sandbox.close, keep=request.keep_sandbox)
         kept = closed if request.keep_sandbox else None
+    cost = trial_cost(result)
     return TrialOutcome(
         request=request,
         result=result,
         assertions=records,
         calls=calls,
         passed=passed,
-        cost_usd=trial_cost(result),
+        cost_usd=cost[0],
+        cost_estimated=cost[1],
         duration_s=time.monotonic() - started,
         sandbox_path=kept,
     )
