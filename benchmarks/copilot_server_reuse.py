@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tests.clis import CACHE, ensure_cli
 from tests.fakes.openai_chat import ChatServer, call, text
+
 from trialbook.agents import AgentTask
 from trialbook.agents.copilot import CopilotAgent, CopilotEval
 
