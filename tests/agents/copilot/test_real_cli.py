@@ -13,8 +13,10 @@ from copilot import define_tool
 from pydantic import BaseModel
 
 from tests.fakes.openai_chat import ChatServer, Reply, call, position, text
-from trialbook.agents import AgentSpec
+from trialbook.agents import AgentSpec, AgentTask
 from trialbook.agents.copilot import CopilotAgent, CopilotEval, ServerPool, create
+from trialbook.evidence import JsonValue, dump_result, load_result
+from trialbook.sandbox import ShimConfig, create_sandbox
 
 from .conftest import MiniSandbox
 
@@ -265,3 +267,34 @@ async def test_a_tool_call_that_never_completes_is_a_visible_gap(
     [pending] = result.all_tool_calls
     assert pending.call_id == "call_wait" and pending.completion_received is False and pending.result is None
     assert any("call_wait" in e for e in result.capture_errors)
+
+
+async def test_a_trialbook_sandbox_sees_every_call_and_the_result_round_trips(
+    copilot_cli: str, pkg_cache: str, tmp_path: Path, no_tokens: dict[str, str]
+) -> None:
+    shims = [ShimConfig("vendorctl", "stub", "echo vendor ok")]
+    with create_sandbox(
+        root=tmp_path, template=None, shims=shims, secrets={}, extra_env={"COPILOT_PKG_CACHE_HOME": pkg_cache}
+    ) as box:
+        script = [
+            call("bash", command="vendorctl init --project demo > out.txt", description="x"),
+            text("ok"),
+        ]
+        with ChatServer(script) as server:
+            options: dict[str, JsonValue] = {
+                "model": "fake-model",
+                "provider": server.provider(),
+                "cli_path": copilot_cli,
+            }
+            copilot = create(AgentSpec("copilot", options, source=str(tmp_path / "x.eval.yaml")))
+            task = AgentTask(
+                prompt="init", workdir=box.workdir, home=box.home, env=box.env, output_dir=tmp_path / "out"
+            )
+            try:
+                result = await copilot.run(task)
+            finally:
+                await copilot.aclose()
+        assert result.success, result.error
+        assert [c.line for c in box.read_calls()] == ["vendorctl init --project demo"]
+        assert (box.workdir / "out.txt").read_text() == "vendor ok\n"
+    assert load_result(json.loads(json.dumps(dump_result(result)))) == result
