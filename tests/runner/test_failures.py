@@ -148,3 +148,25 @@ def test_concurrent_evals_keep_separate_complete_call_logs(invoke: Invoke, tmp_p
             assert len(calls) == 40
             assert {c["argv"][1] for c in calls} == {name}
             assert sorted(int(c["argv"][2]) for c in calls) == list(range(1, 41))
+
+
+def test_keep_sandboxes_leaves_each_trial_folder_and_names_it(invoke: Invoke, tmp_path: Path) -> None:
+    write(
+        tmp_path / "evals/keep.eval.yaml",
+        """
+        prompt_text: |
+          ```bash
+          echo kept > kept.txt
+          ```
+        agents: [literal]
+        assert:
+          - file_exists: kept.txt
+        """,
+    )
+    result = invoke("eval", "evals", "--keep-sandboxes")
+    assert result.exit_code == 0, result.output
+    listed = result.output.split("kept sandboxes:")[1].split("results:")[0].split()
+    assert len(listed) == 1
+    assert (Path(listed[0]) / "work/kept.txt").read_text() == "kept\n"
+    plain = invoke("eval", "evals")
+    assert "kept sandboxes" not in plain.output

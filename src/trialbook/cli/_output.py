@@ -52,6 +52,9 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
             f"\nbudget of ${options.budget_usd} spent (${ledger.spent_usd:.4f}): "
             f"{unstarted} trial(s) not started"
         )
+    kept = [o.sandbox_path for r in report.results for o in r.outcomes if o.sandbox_path is not None]
+    if kept:
+        click.echo("\nkept sandboxes:\n" + "\n".join(f"  {path}" for path in kept))
     for problem in report.history_problems:
         click.echo(f"warning: history: {problem}", err=True)
     if report.history_error:
