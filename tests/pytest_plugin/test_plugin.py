@@ -48,7 +48,7 @@ def test_xfail():
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     pytester.makeini("[pytest]\nasyncio_mode = strict\nasyncio_default_fixture_loop_scope = function\n")
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--trialbook-unsafe-local", *args)
 
 
 def test_the_suite_records_outcomes_properties_and_executions(pytester: pytest.Pytester) -> None:
@@ -115,3 +115,26 @@ def test_under_xdist_only_the_controller_writes_every_worker_test(pytester: pyte
     data = json.loads(out.read_text())
     assert data["schema_version"] == "4.0"
     assert sys.version_info >= (3, 11)
+
+
+def test_agents_do_not_run_outside_ci_without_the_unsafe_local_flag(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(
+        test_refused="""
+import pytest
+from trialbook.agents import AgentSpec
+
+@pytest.mark.asyncio
+async def test_refused(agent_eval, tmp_path):
+    await agent_eval(AgentSpec("shout", {"script": "touch ran.txt"}), "go", workdir=tmp_path)
+    assert (tmp_path / "ran.txt").exists()
+"""
+    )
+    pytester.makeini("[pytest]\nasyncio_mode = strict\nasyncio_default_fixture_loop_scope = function\n")
+    monkeypatch.delenv("CI", raising=False)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*only in CI (CI=true) or with --trialbook-unsafe-local*"])
+    allowed = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--trialbook-unsafe-local")
+    allowed.assert_outcomes(passed=1)

@@ -31,6 +31,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="write the session's schema-4.0 evidence (outcomes, properties, agent executions) to PATH",
     )
+    group.addoption(
+        "--trialbook-unsafe-local",
+        action="store_true",
+        default=False,
+        help="let copilot_eval and agent_eval run agents outside CI (CI=true allows them anyway)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

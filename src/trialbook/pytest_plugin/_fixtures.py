@@ -27,6 +27,19 @@ CopilotEvalRunner = Callable[..., Awaitable[CopilotResult]]
 AgentEval = Callable[..., Awaitable[AgentResult]]
 
 
+def _require_permission(request: pytest.FixtureRequest) -> None:
+    """Agents run with their permission prompts bypassed: only in CI, or when the user says so."""
+    allowed = os.environ.get("CI", "").lower() == "true" or request.config.getoption(
+        "trialbook_unsafe_local", default=False
+    )
+    if not allowed:
+        pytest.fail(
+            "trialbook runs agents with their permission prompts bypassed, outside any container; it does "
+            "so only in CI (CI=true) or with --trialbook-unsafe-local on the pytest command line.",
+            pytrace=False,
+        )
+
+
 def _progress(request: pytest.FixtureRequest) -> TestProgress:
     state: PluginState | None = request.config.stash.get(STATE, None)
     if state is None:  # the plugin's configure hook did not run (plugin blocked): keep a private record
@@ -59,6 +72,7 @@ async def copilot_eval(
         env: Mapping[str, str] | None = None,
         comparison_role: str | None = None,
     ) -> CopilotResult:
+        _require_permission(request)
         adapter = agents.get(id(agent))
         if adapter is None:
             pool = next(iter(agents.values())).pool if agents else None
@@ -103,6 +117,7 @@ async def agent_eval(
         timeout_s: float | None = None,
         comparison_role: str | None = None,
     ) -> AgentResult:
+        _require_permission(request)
         spec = AgentSpec(agent, source=request.node.nodeid) if isinstance(agent, str) else agent
         adapter = create_agent(spec)
         created.append(adapter)
