@@ -15,10 +15,10 @@ import tempfile
 from pathlib import Path
 
 from ..evidence import AgentResult, JsonObject, StopReason, Turn, safe_configuration
-from ..fsutil import atomic_write_text
 from ._claude_stream import ClaudeStream, parse_claude_stream
-from ._cli_run import CliRun, run_cli
-from ._cli_support import Options, build_env, find_binary, masker_for, probe_version
+from ._cli_agent import CliAgent, failed_result, stopped_outcome
+from ._cli_run import CliRun
+from ._cli_support import Options, build_env, masker_for
 from ._protocol import Agent, AgentSpec, AgentTask, Availability
 
 __all__ = ["NAME", "ClaudeCodeAgent", "create"]
@@ -50,35 +50,21 @@ def _watch(line: str) -> str | None:
     return None
 
 
-class ClaudeCodeAgent:
+class ClaudeCodeAgent(CliAgent):
     """Runs trials through the ``claude`` binary; see the module docstring for how it is isolated."""
 
+    NAME = NAME
+    COMMAND = "claude"
+    PACKAGE = PACKAGE
+    OPTIONS = OPTIONS
+    VERSION_PATTERN = r"^(\S+) \(Claude Code\)"
+
     def __init__(self, spec: AgentSpec) -> None:
-        options = Options(spec, OPTIONS)
-        self._model = options.string("model")
-        self._max_turns = options.positive_int("max_turns")
-        self._args = options.strings("args")
-        self._binary_option = options.string("binary")
-        self._env = options.env()
+        super().__init__(spec)
         self._availability: Availability | None = None
 
-    @property
-    def name(self) -> str:
-        """``claude-code``."""
-        return NAME
-
-    @property
-    def model(self) -> str | None:
-        """The ``model`` option (an alias such as ``sonnet`` or a full name), ``None`` for the CLI default."""
-        return self._model
-
-    def _binary(self) -> tuple[Path | None, str | None]:
-        return find_binary(self._binary_option, "claude", PACKAGE)
-
-    def version(self) -> str | None:
-        """``claude --version``, memoised per binary file."""
-        binary, _ = self._binary()
-        return None if binary is None else probe_version(binary, ["--version"], r"^(\S+) \(Claude Code\)", {})
+    def _read_options(self, options: Options) -> None:
+        self._max_turns = options.positive_int("max_turns")
 
     def available(self) -> Availability:
         """The binary is found and ``claude auth status`` accepts the key the trials will get."""
@@ -136,7 +122,7 @@ class ClaudeCodeAgent:
         """Run one trial; failures of the agent come back as an unsuccessful result, never as an exception."""
         binary, missing = self._binary()
         if binary is None:
-            return _failed(f"{NAME}: {missing}", task)
+            return failed_result(NAME, f"{NAME}: {missing}", task)
         env = build_env(
             passthrough=PASSTHROUGH,
             option_env=self._env,
@@ -145,13 +131,9 @@ class ClaudeCodeAgent:
             defaults={"CLAUDE_CODE_MAX_RETRIES": MAX_RETRIES},
         )
         (task.home / ".claude").mkdir(parents=True, exist_ok=True)
-        argv = self.argv(task, binary)
-        run = await run_cli(argv, cwd=task.workdir, env=env, timeout_s=task.timeout_s, watch=_watch)
-        masker = masker_for(env)
-        lines = [masker.text(line) for line in run.lines]
-        atomic_write_text(task.output_dir / "claude.jsonl", "".join(f"{line}\n" for line in lines))
-        atomic_write_text(task.output_dir / "claude.stderr.log", masker.text(run.stderr))
-        stream = parse_claude_stream(lines)
+        logged = await self._run_logged(task, self.argv(task, binary), env, _watch)
+        run, masker = logged.run, logged.masker
+        stream = parse_claude_stream(logged.lines)
         configuration = safe_configuration(
             {
                 "model": self._model,
@@ -172,9 +154,6 @@ class ClaudeCodeAgent:
             config=configuration,
         )
 
-    async def aclose(self) -> None:
-        """Nothing is shared across trials."""
-
 
 def _fixed(home: Path) -> dict[str, str]:
     return {
@@ -187,28 +166,14 @@ def _fixed(home: Path) -> dict[str, str]:
     }
 
 
-def _failed(error: str, task: AgentTask) -> AgentResult:
-    return AgentResult(
-        agent_name=NAME,
-        agent_version=None,
-        success=False,
-        error=error,
-        stop_reason="execution_error",
-        turns=(Turn("user", task.prompt),),
-        working_directory=str(task.workdir),
-    )
-
-
 def _outcome(
     stream: ClaudeStream, run: CliRun, task: AgentTask, stderr: str
 ) -> tuple[StopReason, str | None]:
     result = stream.result
-    if run.aborted is not None:
-        return "execution_error", f"{NAME}: {run.aborted}"
-    if run.timed_out:
-        # Even when the CLI wraps up and prints a result in the grace period after SIGTERM (it does:
-        # it kills its tools and finishes the turn), the trial ran out of time.
-        return "timeout", f"{NAME} did not finish within {task.timeout_s:g} s; its processes were killed"
+    # A stopped run wins even when the CLI wraps up and prints a result in the grace period after
+    # SIGTERM (it does: it kills its tools and finishes the turn).
+    if (stopped := stopped_outcome(NAME, run, task)) is not None:
+        return stopped
     if result is None:
         last = stderr.strip().splitlines()[-1:] or ["no output on stderr"]
         return (

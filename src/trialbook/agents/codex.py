@@ -13,8 +13,9 @@ from pathlib import Path
 
 from ..evidence import AgentResult, JsonObject, StopReason, Turn, safe_configuration
 from ..fsutil import atomic_write_text
-from ._cli_run import CliRun, run_cli
-from ._cli_support import Options, build_env, find_binary, masker_for, probe_version
+from ._cli_agent import CliAgent, failed_result, stopped_outcome
+from ._cli_run import CliRun
+from ._cli_support import Options, build_env
 from ._codex_stream import CodexStream, Rollout, parse_codex_stream, parse_rollout
 from ._protocol import Agent, AgentSpec, AgentTask, Availability
 
@@ -48,36 +49,17 @@ def _watch(line: str) -> str | None:
     return None
 
 
-class CodexAgent:
+class CodexAgent(CliAgent):
     """Runs trials through the ``codex`` binary; see the module docstring for how it is isolated."""
 
-    def __init__(self, spec: AgentSpec) -> None:
-        options = Options(spec, OPTIONS)
-        self._model = options.string("model")
+    NAME = NAME
+    COMMAND = "codex"
+    PACKAGE = PACKAGE
+    OPTIONS = OPTIONS
+    VERSION_PATTERN = r"^codex-cli (\S+)"
+
+    def _read_options(self, options: Options) -> None:
         self._base_url = options.string("base_url")
-        self._args = options.strings("args")
-        self._binary_option = options.string("binary")
-        self._env = options.env()
-
-    @property
-    def name(self) -> str:
-        """``codex``."""
-        return NAME
-
-    @property
-    def model(self) -> str | None:
-        """The ``model`` option, ``None`` for Codex's default."""
-        return self._model
-
-    def _binary(self) -> tuple[Path | None, str | None]:
-        return find_binary(self._binary_option, "codex", PACKAGE)
-
-    def version(self) -> str | None:
-        """``codex --version``, memoised per binary file."""
-        binary, _ = self._binary()
-        if binary is None:
-            return None
-        return probe_version(binary, ["--version"], r"^codex-cli (\S+)", {})
 
     def available(self) -> Availability:
         """The binary is found and an API key will reach it.
@@ -120,7 +102,7 @@ class CodexAgent:
         """Run one trial; failures of the agent come back as an unsuccessful result, never as an exception."""
         binary, missing = self._binary()
         if binary is None:
-            return _failed(f"{NAME}: {missing}", task)
+            return failed_result(NAME, f"{NAME}: {missing}", task)
         codex_home = task.home / ".codex"
         codex_home.mkdir(parents=True, exist_ok=True)  # Codex refuses a CODEX_HOME that does not exist
         env = build_env(
@@ -129,13 +111,9 @@ class CodexAgent:
             task_env=task.env,
             fixed={"HOME": str(task.home), "CODEX_HOME": str(codex_home)},
         )
-        argv = self.argv(task, binary)
-        run = await run_cli(argv, cwd=task.workdir, env=env, timeout_s=task.timeout_s, watch=_watch)
-        masker = masker_for(env)
-        lines = [masker.text(line) for line in run.lines]
-        atomic_write_text(task.output_dir / "codex.jsonl", "".join(f"{line}\n" for line in lines))
-        atomic_write_text(task.output_dir / "codex.stderr.log", masker.text(run.stderr))
-        stream = parse_codex_stream(lines)
+        logged = await self._run_logged(task, self.argv(task, binary), env, _watch)
+        run, masker = logged.run, logged.masker
+        stream = parse_codex_stream(logged.lines)
         rollout = None
         rollout_file = _find_rollout(codex_home, stream.thread_id)
         if rollout_file is not None:
@@ -154,9 +132,6 @@ class CodexAgent:
         probed = await asyncio.to_thread(self.version)
         return codex_result(stream, rollout, run, task, probed_version=probed, config=config)
 
-    async def aclose(self) -> None:
-        """Nothing is shared across trials."""
-
 
 def _find_rollout(codex_home: Path, thread_id: str | None) -> Path | None:
     if thread_id is None:
@@ -165,23 +140,9 @@ def _find_rollout(codex_home: Path, thread_id: str | None) -> Path | None:
     return found[-1] if found else None
 
 
-def _failed(error: str, task: AgentTask) -> AgentResult:
-    return AgentResult(
-        agent_name=NAME,
-        agent_version=None,
-        success=False,
-        error=error,
-        stop_reason="execution_error",
-        turns=(Turn("user", task.prompt),),
-        working_directory=str(task.workdir),
-    )
-
-
 def _outcome(stream: CodexStream, run: CliRun, task: AgentTask) -> tuple[StopReason, str | None]:
-    if run.aborted is not None:
-        return "execution_error", f"{NAME}: {run.aborted}"
-    if run.timed_out:
-        return "timeout", f"{NAME} did not finish within {task.timeout_s:g} s; its processes were killed"
+    if (stopped := stopped_outcome(NAME, run, task)) is not None:
+        return stopped
     if stream.completed:
         return "completed", None
     if stream.failure is not None:

@@ -1,0 +1,126 @@
+"""The part of an agent-CLI adapter that does not depend on which CLI it drives.
+
+Claude Code and Codex read the same options, find and version their binary the same way, and run a
+trial the same way up to the event stream: one process, its stdout lines masked and saved with its
+stderr. Each adapter subclasses ``CliAgent`` and keeps only its own command line, isolation and parsing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from ..evidence import AgentResult, StopReason, Turn
+from ..fsutil import atomic_write_text
+from ..masking import Masker
+from ._cli_run import CliRun, run_cli
+from ._cli_support import Options, find_binary, masker_for, probe_version
+from ._protocol import AgentSpec, AgentTask
+
+__all__ = ["CliAgent", "LoggedRun", "failed_result", "stopped_outcome"]
+
+
+@dataclass(frozen=True)
+class LoggedRun:
+    """One finished CLI run with its stdout lines already masked, and the masker used for the rest."""
+
+    run: CliRun
+    lines: tuple[str, ...]
+    masker: Masker
+
+
+class CliAgent:
+    """Options, binary, version and the trial process shared by the adapters of npm agent CLIs.
+
+    A subclass sets the class variables and reads its own options in ``_read_options``; that hook runs
+    right after ``model`` so every option is still checked in the order the adapter lists it.
+    """
+
+    NAME: ClassVar[str]
+    """The agent's name in eval files and evidence."""
+    COMMAND: ClassVar[str]
+    """The binary looked up on PATH; also the stem of the saved ``.jsonl`` and ``.stderr.log`` files."""
+    PACKAGE: ClassVar[str]
+    """The npm package to install when the binary is missing."""
+    OPTIONS: ClassVar[tuple[str, ...]]
+    """Every option the agent accepts."""
+    VERSION_PATTERN: ClassVar[str]
+    """Matches ``COMMAND --version`` output; its first group is the version."""
+
+    def __init__(self, spec: AgentSpec) -> None:
+        options = Options(spec, self.OPTIONS)
+        self._model = options.string("model")
+        self._read_options(options)
+        self._args = options.strings("args")
+        self._binary_option = options.string("binary")
+        self._env = options.env()
+
+    def _read_options(self, options: Options) -> None:
+        """Read the options only this agent has; none by default."""
+
+    @property
+    def name(self) -> str:
+        """The agent's name (``NAME``)."""
+        return self.NAME
+
+    @property
+    def model(self) -> str | None:
+        """The ``model`` option as the CLI takes it (a name or an alias), ``None`` for its default."""
+        return self._model
+
+    def _binary(self) -> tuple[Path | None, str | None]:
+        return find_binary(self._binary_option, self.COMMAND, self.PACKAGE)
+
+    def version(self) -> str | None:
+        """``COMMAND --version``, memoised per binary file."""
+        binary, _ = self._binary()
+        if binary is None:
+            return None
+        return probe_version(binary, ["--version"], self.VERSION_PATTERN, {})
+
+    async def _run_logged(
+        self,
+        task: AgentTask,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        watch: Callable[[str], str | None],
+    ) -> LoggedRun:
+        """Run one trial's process and save its masked stdout and stderr in the trial's output folder."""
+        run = await run_cli(argv, cwd=task.workdir, env=env, timeout_s=task.timeout_s, watch=watch)
+        masker = masker_for(env)
+        lines = tuple(masker.text(line) for line in run.lines)
+        out = task.output_dir
+        atomic_write_text(out / f"{self.COMMAND}.jsonl", "".join(f"{line}\n" for line in lines))
+        atomic_write_text(out / f"{self.COMMAND}.stderr.log", masker.text(run.stderr))
+        return LoggedRun(run, lines, masker)
+
+    async def aclose(self) -> None:
+        """Nothing is shared across trials."""
+
+
+def failed_result(name: str, error: str, task: AgentTask) -> AgentResult:
+    """The evidence of a trial whose agent never started: only the prompt is known."""
+    return AgentResult(
+        agent_name=name,
+        agent_version=None,
+        success=False,
+        error=error,
+        stop_reason="execution_error",
+        turns=(Turn("user", task.prompt),),
+        working_directory=str(task.workdir),
+    )
+
+
+def stopped_outcome(name: str, run: CliRun, task: AgentTask) -> tuple[StopReason, str] | None:
+    """How a run ended when trialbook stopped it (an early stop or the deadline), else ``None``.
+
+    Both win over whatever the stream says: a run stopped early or killed at its deadline did not
+    finish on its own, even when the CLI printed a result in the grace period after SIGTERM.
+    """
+    if run.aborted is not None:
+        return "execution_error", f"{name}: {run.aborted}"
+    if run.timed_out:
+        return "timeout", f"{name} did not finish within {task.timeout_s:g} s; its processes were killed"
+    return None
