@@ -19,16 +19,27 @@ def _matching(pattern: Pattern, calls: Sequence[Call]) -> list[tuple[int, Call]]
 
 
 @dataclass(frozen=True)
-class Ran:
-    """Some shimmed call matches ``pattern``."""
+class _OnePattern:
+    """What ``ran`` and ``not_ran`` share: one pattern, labelled and described the same way."""
 
     pattern: Pattern
-    kind: ClassVar[str] = "ran"
+    kind: ClassVar[str]
 
     @property
     def label(self) -> str:
-        """``ran "<pattern>"``."""
+        """``ran "<pattern>"`` or ``not_ran "<pattern>"``."""
         return make_label(self.kind, self.pattern.text)
+
+    def to_json(self) -> JsonObject:
+        """``{"kind": "ran", "pattern": ...}`` (or ``"not_ran"``)."""
+        return {"kind": self.kind, "pattern": self.pattern.to_json()}
+
+
+@dataclass(frozen=True)
+class Ran(_OnePattern):
+    """Some shimmed call matches ``pattern``."""
+
+    kind: ClassVar[str] = "ran"
 
     def check(self, trial: FinishedTrial) -> AssertionRecord:
         """Pass when at least one call matches; on failure show every call that was made."""
@@ -43,22 +54,12 @@ class Ran:
             actual=actual,
         )
 
-    def to_json(self) -> JsonObject:
-        """``{"kind": "ran", "pattern": ...}``."""
-        return {"kind": self.kind, "pattern": self.pattern.to_json()}
-
 
 @dataclass(frozen=True)
-class NotRan:
+class NotRan(_OnePattern):
     """No shimmed call matches ``pattern``."""
 
-    pattern: Pattern
     kind: ClassVar[str] = "not_ran"
-
-    @property
-    def label(self) -> str:
-        """``not_ran "<pattern>"``."""
-        return make_label(self.kind, self.pattern.text)
 
     def check(self, trial: FinishedTrial) -> AssertionRecord:
         """Pass when nothing matches; on failure list the offending calls with their numbers."""
@@ -72,10 +73,6 @@ class NotRan:
             expected=f'no call matching "{self.pattern}"',
             actual=actual,
         )
-
-    def to_json(self) -> JsonObject:
-        """``{"kind": "not_ran", "pattern": ...}``."""
-        return {"kind": self.kind, "pattern": self.pattern.to_json()}
 
 
 @dataclass(frozen=True)
