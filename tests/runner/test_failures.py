@@ -170,3 +170,38 @@ def test_keep_sandboxes_leaves_each_trial_folder_and_names_it(invoke: Invoke, tm
     assert (Path(listed[0]) / "work/kept.txt").read_text() == "kept\n"
     plain = invoke("eval", "evals")
     assert "kept sandboxes" not in plain.output
+
+
+def _costly_evals(root: Path, cost: str) -> None:
+    for name in ("one", "two"):
+        write(
+            root / f"evals/{name}.eval.yaml",
+            f"""
+            prompt_text: do it
+            agents: [{{name: paid, script: "touch done.txt", cost_usd: {cost}}}]
+            trials: 3
+            assert:
+              - file_exists: done.txt
+            """,
+        )
+
+
+def test_budget_stops_starting_trials_and_exits_3(invoke: Invoke, tmp_path: Path) -> None:
+    _costly_evals(tmp_path, "0.5")
+    result = invoke("eval", "evals", "--budget-usd", "1.2", "--concurrency", "1", "--summary", "summary.md")
+    assert result.exit_code == 3, result.output
+    # $0.5 each: the third trial starts at $1.0, then the budget is spent
+    assert result.output.count(" trial ") == 3
+    assert "3 trial(s) not started" in result.output
+    suite = load_suite(tmp_path / ".trialbook/results/suite.json")
+    assert sorted(test.outcome for test in suite.tests) == ["incomplete", "incomplete"]
+    assert sum(len(test.executions) for test in suite.tests) == 3
+    assert "not started" in (tmp_path / "summary.md").read_text()
+
+
+def test_unknown_cost_is_named_not_counted_as_free(invoke: Invoke, tmp_path: Path) -> None:
+    _costly_evals(tmp_path, "null")
+    result = invoke("eval", "evals", "--budget-usd", "0.01")
+    assert result.exit_code == 0, result.output
+    assert "cost unknown for 6 trial(s), not counted as free" in result.output
+    assert "unknown" in result.output.split("eval ")[1]

@@ -13,6 +13,7 @@ import inspect
 import time
 import traceback
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TypeAlias
 
 from ..errors import ConfigError
@@ -31,7 +32,7 @@ ScriptFunction: TypeAlias = Callable[[AgentTask], "Awaitable[str | None] | str |
 _FUNCTIONS: dict[str, ScriptFunction] = {}
 """Functions passed to :func:`script_agent` in this process, by the reference their entry carries."""
 
-_OPTIONS = frozenset({"script", "python", "env"})  # env is applied by the runner
+_OPTIONS = frozenset({"script", "python", "env", "cost_usd"})  # env is applied by the runner
 
 
 def _reference(function: ScriptFunction) -> str:
@@ -76,9 +77,12 @@ def _resolve(reference: str, source: str) -> ScriptFunction:
 class ScriptAgent(LocalAgent):
     """An :class:`Agent` that runs a bash script or a Python function instead of a model."""
 
-    def __init__(self, name: str, script: str | ScriptFunction) -> None:
+    def __init__(self, name: str, script: str | ScriptFunction, cost_usd: float | None = 0.0) -> None:
         self._name = name
         self.script = script
+        # What each run reports as its cost: 0.0 by default (no model), a number to exercise budgets, or
+        # None to stand in for an agent that reports no cost.
+        self.cost_usd = cost_usd
 
     @property
     def name(self) -> str:
@@ -96,10 +100,11 @@ class ScriptAgent(LocalAgent):
             shown = f"python {_reference(self.script)}"
         log = f"$ {shown}\n{step.output}--- {step.error or 'exit code 0'} ---\n"
         atomic_write_text(task.output_dir / "script.log", log)
-        return local_result(
+        result = local_result(
             agent_name=self.name, task=task, steps=[step], final_message=said, success=step.error is None,
             stop_reason=stop_reason, error=step.error, started=started,
         )  # fmt: skip
+        return result if self.cost_usd == result.cost_usd else replace(result, cost_usd=self.cost_usd)
 
     async def _run_shell(self, script: str, task: AgentTask) -> tuple[LocalStep, StopReason, str | None]:
         env = {**task.env, "TRIALBOOK_PROMPT": task.prompt}
@@ -155,15 +160,22 @@ def create(spec: AgentSpec) -> Agent:
     if unknown:
         raise ConfigError(
             f"{spec.source}: agent {spec.name!r}: {unknown[0]}: unknown option; a script agent takes "
-            "script (or python) and env"
+            "script (or python), env and cost_usd"
         )
+    cost = spec.options.get("cost_usd", 0.0)
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float) or cost < 0):
+        raise ConfigError(
+            f"{spec.source}: agent {spec.name!r}: cost_usd: expected a number of dollars >= 0, or null for "
+            "an agent whose cost is unknown"
+        )
+    cost_usd = None if cost is None else float(cost)
     script, python = spec.options.get("script"), spec.options.get("python")
     if (script is None) == (python is None):
         raise ConfigError(f"{spec.source}: agent {spec.name!r}: give exactly one of script or python")
     if script is not None:
         if not isinstance(script, str) or not script.strip():
             raise ConfigError(f"{spec.source}: agent {spec.name!r}: script: expected a non-empty bash script")
-        return ScriptAgent(spec.name, script)
+        return ScriptAgent(spec.name, script, cost_usd)
     if not isinstance(python, str):
         raise ConfigError(f"{spec.source}: agent {spec.name!r}: python: expected 'module:function'")
-    return ScriptAgent(spec.name, _resolve(python, f"{spec.source}: agent {spec.name!r}"))
+    return ScriptAgent(spec.name, _resolve(python, f"{spec.source}: agent {spec.name!r}"), cost_usd)
