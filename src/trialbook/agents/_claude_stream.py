@@ -65,27 +65,14 @@ class ClaudeStream:
         by_model = self.result.get("modelUsage")
         if isinstance(by_model, dict) and by_model:
             return tuple(
-                _model_entry(name, counts) for name, counts in by_model.items() if isinstance(counts, dict)
+                _entry(plain_model(name), counts, _MODEL_USAGE_KEYS)
+                for name, counts in by_model.items()
+                if isinstance(counts, dict)
             )
         usage = self.result.get("usage")
         if isinstance(usage, dict):
             # No model answered (e.g. a rejected key): the aggregate is a real, usually zero, count.
-            read, write = (
-                _int(usage.get("cache_read_input_tokens")),
-                _int(usage.get("cache_creation_input_tokens")),
-            )
-            return (
-                UsageEntry(
-                    model=self.model,
-                    input_tokens=_total(_int(usage.get("input_tokens")), read, write),
-                    output_tokens=_int(usage.get("output_tokens")),
-                    cache_read_tokens=read,
-                    cache_write_tokens=write,
-                    reasoning_tokens=None,
-                    reasoning_effort=None,
-                    duration_ms=None,
-                ),
-            )
+            return (_entry(self.model, usage, _USAGE_KEYS),)
         return ()
 
     def cost_usd(self) -> float | None:
@@ -102,12 +89,19 @@ def _total(*counts: int | None) -> int | None:
     return None if any(c is None for c in counts) else sum(c for c in counts if c is not None)
 
 
-def _model_entry(name: str, counts: dict[str, JsonValue]) -> UsageEntry:
-    read, write = _int(counts.get("cacheReadInputTokens")), _int(counts.get("cacheCreationInputTokens"))
+_MODEL_USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens")
+"""Input, output, cache-read and cache-write counts as ``modelUsage`` spells them."""
+_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+"""The same four counts as the aggregate ``usage`` spells them."""
+
+
+def _entry(model: str | None, counts: dict[str, JsonValue], keys: tuple[str, str, str, str]) -> UsageEntry:
+    """One usage entry; Claude counts cached input apart, trialbook's ``input_tokens`` includes it."""
+    fresh, output, read, write = (_int(counts.get(key)) for key in keys)
     return UsageEntry(
-        model=plain_model(name),
-        input_tokens=_total(_int(counts.get("inputTokens")), read, write),
-        output_tokens=_int(counts.get("outputTokens")),
+        model=model,
+        input_tokens=_total(fresh, read, write),
+        output_tokens=output,
         cache_read_tokens=read,
         cache_write_tokens=write,
         reasoning_tokens=None,
