@@ -95,13 +95,21 @@ def _required(entries: dict[str, Node], node: Node, field: str, keys: tuple[str,
     return not missing
 
 
-def _file_contains(node: Node, field: str, ctx: Context) -> Assertion | None:
-    example = _EXAMPLES["file_contains"]
+def _all_of(
+    node: Node, field: str, ctx: Context, example: str, keys: tuple[str, ...]
+) -> dict[str, Node] | None:
+    """The mapping when it holds every one of ``keys``; unknown and missing keys are each recorded."""
     entries = ctx.read.mapping(node, field, example)
     if entries is None:
         return None
-    ctx.read.only_keys(entries, field, ("path", "pattern"))
-    if not _required(entries, node, field, ("path", "pattern"), ctx):
+    ctx.read.only_keys(entries, field, keys)
+    return entries if _required(entries, node, field, keys, ctx) else None
+
+
+def _file_contains(node: Node, field: str, ctx: Context) -> Assertion | None:
+    example = _EXAMPLES["file_contains"]
+    entries = _all_of(node, field, ctx, example, ("path", "pattern"))
+    if entries is None:
         return None
     pattern = _pattern(entries["pattern"], join(field, "pattern"), ctx)
     if pattern is None:
@@ -139,11 +147,8 @@ def _succeeds(node: Node, field: str, ctx: Context) -> Assertion | None:
 
 def _assert_that(node: Node, field: str, ctx: Context) -> Assertion | None:
     example = _EXAMPLES["assert_that"]
-    entries = ctx.read.mapping(node, field, example)
+    entries = _all_of(node, field, ctx, example, ("name", "check"))
     if entries is None:
-        return None
-    ctx.read.only_keys(entries, field, ("name", "check"))
-    if not _required(entries, node, field, ("name", "check"), ctx):
         return None
     name = ctx.read.string(entries["name"], join(field, "name"), example)
     check_node = entries["check"]
