@@ -19,7 +19,7 @@ from ._cli_run import CliRun, run_cli
 from ._cli_support import Options, find_binary, masker_for, probe_version
 from ._protocol import AgentSpec, AgentTask
 
-__all__ = ["CliAgent", "LoggedRun", "failed_result", "stopped_outcome"]
+__all__ = ["CliAgent", "LoggedRun", "failed_result", "stopped_outcome", "uncorrelated"]
 
 
 @dataclass(frozen=True)
@@ -124,3 +124,16 @@ def stopped_outcome(name: str, run: CliRun, task: AgentTask) -> tuple[StopReason
     if run.timed_out:
         return "timeout", f"{name} did not finish within {task.timeout_s:g} s; its processes were killed"
     return None
+
+
+def uncorrelated(
+    name: str, problems: Sequence[str], outcome: tuple[StopReason, str | None]
+) -> tuple[StopReason, str | None]:
+    """Fail a trial whose event stream did not correlate (a result for a call never made, and so on).
+
+    The evidence of such a run cannot be trusted, so it is an error even when the agent says it finished;
+    an error already found (a timeout, a failed turn) is kept, being the likelier cause.
+    """
+    if problems and outcome[1] is None:
+        return "execution_error", f"{name}: the event stream did not correlate: {problems[0]}"
+    return outcome

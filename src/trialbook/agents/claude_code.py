@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..evidence import AgentResult, JsonObject, StopReason, Turn, safe_configuration
 from ._claude_stream import ClaudeStream, parse_claude_stream
-from ._cli_agent import CliAgent, failed_result, stopped_outcome
+from ._cli_agent import CliAgent, failed_result, stopped_outcome, uncorrelated
 from ._cli_run import CliRun
 from ._cli_support import Options, build_env, masker_for
 from ._protocol import Agent, AgentSpec, AgentTask, Availability
@@ -203,7 +203,7 @@ def claude_result(
     config: JsonObject | None = None,
 ) -> AgentResult:
     """Turn a parsed stream and how the process ended into the trial's evidence."""
-    stop_reason, error = _outcome(stream, run, task, stderr)
+    stop_reason, error = uncorrelated(NAME, stream.problems, _outcome(stream, run, task, stderr))
     capture_errors = [*stream.problems]
     capture_errors += [f"claude.jsonl line {n} is not JSON" for n in stream.unreadable_lines]
     if stream.result is None:
@@ -211,11 +211,6 @@ def claude_result(
     if stream.version and probed_version and stream.version != probed_version:
         capture_errors.append(
             f"claude reported version {stream.version} but `claude --version` said {probed_version}"
-        )
-    if stream.problems and error is None:
-        stop_reason, error = (
-            "execution_error",
-            f"{NAME}: the event stream did not correlate: {stream.problems[0]}",
         )
     duration = stream.result.get("duration_ms") if stream.result else None
     return AgentResult(

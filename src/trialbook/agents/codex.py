@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..evidence import AgentResult, JsonObject, StopReason, Turn, safe_configuration
 from ..fsutil import atomic_write_text
-from ._cli_agent import CliAgent, failed_result, stopped_outcome
+from ._cli_agent import CliAgent, failed_result, stopped_outcome, uncorrelated
 from ._cli_run import CliRun
 from ._cli_support import Options, build_env
 from ._codex_stream import CodexStream, Rollout, parse_codex_stream, parse_rollout
@@ -161,7 +161,7 @@ def codex_result(
     config: JsonObject | None = None,
 ) -> AgentResult:
     """Turn a parsed stream, the rollout and how the process ended into the trial's evidence."""
-    stop_reason, error = _outcome(stream, run, task)
+    stop_reason, error = uncorrelated(NAME, stream.problems, _outcome(stream, run, task))
     capture_errors = [*stream.problems]
     capture_errors += [f"codex.jsonl line {n} is not JSON" for n in stream.unreadable_lines]
     if stream.final_usage is None:
@@ -171,11 +171,6 @@ def codex_result(
     version = rollout.cli_version if rollout else None
     if version and probed_version and version != probed_version:
         capture_errors.append(f"codex recorded version {version} but `codex --version` said {probed_version}")
-    if stream.problems and error is None:
-        stop_reason, error = (
-            "execution_error",
-            f"{NAME}: the event stream did not correlate: {stream.problems[0]}",
-        )
     return AgentResult(
         agent_name=NAME,
         agent_version=version or probed_version,
