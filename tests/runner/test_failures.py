@@ -36,7 +36,12 @@ def test_failing_steps_give_verdict_fail_exit_1_and_messages(invoke: Invoke, tmp
     assert test.outcome == "failed"
     assert any("ran vendor deploy" in error or "vendor deploy" in error for error in test.assertion_errors)
     summary = (tmp_path / "summary.md").read_text()
-    assert "broken-guide" in summary and "fail" in summary.lower()
+    assert "broken-guide" in summary
+    assert "fail" in summary.lower()
+    assert "### What failed" in summary
+    assert 'trial 1: ran "vendor deploy": expected' in summary
+    assert 'trial 1: file_exists "deployed.txt"' in summary
+    assert "trial 1: the agent's last message: " in summary
     calls = (tmp_path / ".trialbook/results/evals/broken-guide/literal/trial-1/calls.jsonl").read_text()
     assert [json.loads(line)["argv"] for line in calls.splitlines()] == [["vendor", "setup"]]
 

@@ -44,6 +44,7 @@ class ReviewRow:
         cost_usd: total cost of the trials, ``None`` when any agent could not report it.
         duration_s: wall time of the trials, ``None`` when unknown.
         alpha: significance level of the regression flag.
+        failures: what went wrong, one line per failed check or agent error, prefixed by the trial.
     """
 
     eval_id: str
@@ -55,6 +56,7 @@ class ReviewRow:
     cost_usd: float | None
     duration_s: float | None
     alpha: float = DEFAULT_ALPHA
+    failures: tuple[str, ...] = ()
 
     @property
     def regression(self) -> RegressionTest | None:

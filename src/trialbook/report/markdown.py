@@ -162,6 +162,28 @@ def _listing(heading: str, entries: Sequence[ListedEval]) -> list[str]:
     return lines
 
 
+FAILURE_LINES = 20
+"""Failure lines shown per eval × agent; the transcripts hold the rest."""
+FENCE = "`" * 3
+
+
+def _failures(rows: Sequence[ReviewRow]) -> list[str]:
+    failing = [row for row in rows if row.verdict != "pass" and row.failures]
+    if not failing:
+        return []
+    lines = ["", "### What failed"]
+    for row in sorted(failing, key=lambda r: (r.eval_id, r.agent)):
+        # A fence inside a failure message would end the code block early.
+        shown = [line.replace(FENCE, "'" * 3)[:500] for text in row.failures for line in text.splitlines()]
+        more = len(shown) - FAILURE_LINES
+        head = f"{_text(row.eval_id)} × {_text(row.agent)}: {row.passed}/{row.trials} trials passed"
+        lines += ["", f"<details><summary>{head}</summary>", "", FENCE + "text", *shown[:FAILURE_LINES]]
+        if more > 0:
+            lines.append(f"… {more} more lines in the transcripts")
+        lines += [FENCE, "", "</details>"]
+    return lines
+
+
 def render_summary(
     rows: Sequence[ReviewRow],
     *,
@@ -191,6 +213,7 @@ def render_summary(
             f"result (flagged at p ≤ {alpha:g}). It is exact for the handful of trials an eval runs, where "
             "approximate tests mislead.",
         ]
+    lines += _failures(rows)
     lines += _listing("Cached (not re-run)", cached)
     lines += _listing("Skipped", skipped)
     lines += _listing("Not started (budget reached)", unstarted)

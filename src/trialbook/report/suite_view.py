@@ -52,6 +52,7 @@ def review_from_suite(suite: SuiteReport) -> Review:
                 base=None,
                 cost_usd=_float(props.get("cost_usd")),
                 duration_s=test.duration_s,
+                failures=test.assertion_errors,
             )
         )
         unstarted = _int(props.get("unstarted_trials", 0))

@@ -51,6 +51,26 @@ class EntryResult:
         )
 
     @property
+    def failures(self) -> list[str]:
+        """One line per failed check or agent error, prefixed by its trial, in trial order."""
+        lines: list[str] = []
+        for outcome in sorted(self.outcomes, key=lambda o: o.request.trial):
+            trial, result = outcome.request.trial, outcome.result
+            if not result.success and result.error:
+                lines.append(f"trial {trial}: {result.stop_reason}: {result.error}")
+            elif result.stop_reason == "timeout":
+                lines.append(f"trial {trial}: timed out after {self.entry.spec.timeout_s:g}s")
+            for record in outcome.assertions:
+                if not record.passed:
+                    why = record.error or f"expected {record.expected}; got {record.actual}"
+                    lines.append(f"trial {trial}: {record.label}: {why}")
+            said = result.final_response
+            if not outcome.passed and said and said.strip():
+                # The agent's own account often says where it went wrong (the literal agent names the step).
+                lines.append(f"trial {trial}: the agent's last message: {said.strip().splitlines()[0][:300]}")
+        return lines
+
+    @property
     def cost_usd(self) -> float | None:
         """Known cost of the trials run; ``None`` when any trial's cost is unknown."""
         total = 0.0
@@ -114,11 +134,16 @@ def _summary_line(outcome: TrialOutcome) -> str:
     status = "pass" if outcome.passed else "FAIL"
     stop = outcome.result.stop_reason or "unfinished"
     failed = [record for record in outcome.assertions if not record.passed]
-    detail = ""
+    detail, more = "", ""
     if outcome.result.error and not outcome.result.success:
-        detail = f" — {outcome.result.error.splitlines()[0] if outcome.result.error else ''}"
+        detail = outcome.result.error
     elif failed:
-        detail = f" — {failed[0].label}: expected {failed[0].expected}; got {failed[0].actual}"
+        first = failed[0]
+        detail = f"{first.label}: {first.error or f'expected {first.expected}; got {first.actual}'}"
+        if len(failed) > 1:
+            more = f" (+{len(failed) - 1} more failed check{'s' if len(failed) > 2 else ''})"
+    # One line per trial: details that span lines (calls seen, output) are in the summary and transcripts.
+    detail = f" — {detail.splitlines()[0]}{more}" if detail else ""
     return f"{status} ({stop}, {outcome.duration_s:.1f}s){detail}"
 
 

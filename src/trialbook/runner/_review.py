@@ -31,6 +31,7 @@ def review_of(report: RunReport, base: BaseLookup | None = None) -> Review:
                     base=base(entry.spec.id, entry.label) if base else None,
                     cost_usd=result.cost_usd,
                     duration_s=result.duration_s,
+                    failures=tuple(result.failures),
                 )
             )
         if result.unstarted:

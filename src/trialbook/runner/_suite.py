@@ -43,23 +43,15 @@ def _properties(entry: PlanEntry) -> dict[str, JsonValue]:
 
 def _ran(result: EntryResult) -> TestReport:
     entry = result.entry
-    errors: list[str] = []
-    executions: list[ExecutionRecord] = []
-    for outcome in result.outcomes:
-        trial = outcome.request.trial
-        if not outcome.result.success and outcome.result.error:
-            errors.append(f"trial {trial}: {outcome.result.stop_reason}: {outcome.result.error}")
-        elif outcome.result.stop_reason == "timeout":
-            errors.append(f"trial {trial}: timed out after {entry.spec.timeout_s:g}s")
-        for record in outcome.assertions:
-            if not record.passed:
-                why = record.error or f"expected {record.expected}; got {record.actual}"
-                errors.append(f"trial {trial}: {record.label}: {why}")
-        executions.append(
-            ExecutionRecord(
-                result=outcome.result, trial=trial, passed=outcome.passed, assertions=outcome.assertions
-            )
+    executions = [
+        ExecutionRecord(
+            result=outcome.result,
+            trial=outcome.request.trial,
+            passed=outcome.passed,
+            assertions=outcome.assertions,
         )
+        for outcome in result.outcomes
+    ]
     properties = _properties(entry)
     properties.update(
         {
@@ -75,7 +67,7 @@ def _ran(result: EntryResult) -> TestReport:
         id=f"{entry.spec.id}::{entry.label}",
         outcome=_OUTCOME[result.verdict],
         duration_s=result.duration_s,
-        assertion_errors=tuple(errors),
+        assertion_errors=tuple(result.failures),
         properties=properties,
         executions=tuple(executions),
     )
