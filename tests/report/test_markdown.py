@@ -182,3 +182,38 @@ def test_long_comment_is_cut_below_the_limit() -> None:
     assert text.endswith("[Workflow run](https://github.com/o/r/actions/runs/1)\n")
     assert "| eval-0000 |" in text
     assert "| eval-0399 |" not in text
+
+
+def test_failures_are_listed_per_failing_row_and_fences_cannot_break_out() -> None:
+    failing = ReviewRow(
+        eval_id="setup/neon",
+        agent="literal",
+        passed=0,
+        trials=1,
+        verdict="fail",
+        base=None,
+        cost_usd=0.0,
+        duration_s=1.0,
+        failures=(
+            'trial 1: ran "neon deploy": expected a call; got none\ncalls seen (1):\n  1. neon init',
+            "x ``` y",
+        ),
+    )
+    passing = ReviewRow(
+        eval_id="ok", agent="literal", passed=1, trials=1, verdict="pass", base=None, cost_usd=0.0,
+        duration_s=1.0, failures=("ignored for a passing row",),
+    )  # fmt: skip
+    text = render_summary([failing, passing])
+    section = text.split("### What failed")[1]
+    assert "<details><summary>setup/neon × literal: 0/1 trials passed</summary>" in section
+    assert (
+        '```text\ntrial 1: ran "neon deploy": expected a call; got none\ncalls seen (1):\n  1. neon init\n'
+        in section
+    )
+    assert "x ''' y" in section
+    assert "ignored for a passing row" not in text
+    many = ReviewRow(
+        eval_id="e", agent="a", passed=0, trials=1, verdict="fail", base=None, cost_usd=None, duration_s=None,
+        failures=tuple(f"line {n}" for n in range(30)),
+    )  # fmt: skip
+    assert "… 10 more lines in the transcripts" in render_summary([many])
