@@ -175,8 +175,9 @@ def _plan(
         unchanged=unchanged,
     )
     report = RunReport(plan=plan, dry_run=options.dry_run, history=store)
-    if store is not None:
-        report.base_lines = base_results(store, plan)
+    if store is not None and not options.dry_run:
+        # Read before this run appends: the comparison is with what came before it.
+        report.base_lines = base_results(store, [entry for entry in plan if entry.action == "run"])
     return report
 
 

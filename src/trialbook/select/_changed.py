@@ -50,13 +50,16 @@ def changed_evals(specs: Sequence[EvalSpec], base: BaseTree) -> tuple[dict[str, 
     """
     changed: dict[str, str] = {}
     unchanged: dict[str, str] = {}
+    templates: dict[Path, str | None] = {}  # evals often share one template: compare it once
     for spec in specs:
         reason = _changed_file(base, spec.source)
         if reason is None and spec.prompt_path is not None:
             reason = _changed_file(base, spec.prompt_path)
             reason = f"prompt: {reason}" if reason else None
         if reason is None and spec.template is not None:
-            reason = _changed_template(base, spec.template)
+            if spec.template not in templates:
+                templates[spec.template] = _changed_template(base, spec.template)
+            reason = templates[spec.template]
         if reason is None:
             unchanged[spec.id] = f"unchanged since {base.ref}"
         else:

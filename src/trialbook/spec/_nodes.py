@@ -40,10 +40,25 @@ class Node:
         return self.value if isinstance(self.value, list) else None
 
 
+# libyaml's loader is an order of magnitude faster on large eval folders; marks (lines) are the same.
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _compose(text: str) -> yaml.Node | None:
+    try:
+        return yaml.compose(text, Loader=_LOADER)
+    except yaml.YAMLError:
+        if _LOADER is yaml.SafeLoader:
+            raise
+    # The pure-Python parser words syntax errors better ("expected ',' or ']', but got ':'"); a broken
+    # file is rare, so it is worth parsing twice.
+    return yaml.compose(text, Loader=yaml.SafeLoader)
+
+
 def from_yaml(text: str, problems: Problems) -> Node | None:
     """Compose ``text`` into a node tree; syntax errors, duplicate keys and odd keys become problems."""
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = _compose(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1
