@@ -3,11 +3,11 @@
 Each trial copies a template of small files, runs an agent that does nothing (``true``), and throws the
 copy away. ``harness`` does it the trialbook way (sandbox with isolated HOME and call log, script agent
 through ``run_process``, finished-trial view, teardown); ``naive`` does only ``copytree`` +
-``subprocess.run`` + ``rmtree``, the floor. Every (mode, concurrency) runs in a fresh child process so its
-peak memory is its own.
+``subprocess.run`` + ``rmtree``, the floor. Each mode runs in fresh child processes, so its peak memory is
+its own, in alternating batches, so a change in the machine's load hits both modes alike.
 
-    uv run --frozen python -m benchmarks.harness_overhead            # 200 trials, 1,000 files
-    uv run --frozen python -m benchmarks.harness_overhead --trials 20 --files 100
+    uv run --frozen python benchmarks/harness_overhead.py            # 200 trials, 1,000 files
+    uv run --frozen python benchmarks/harness_overhead.py --trials 20 --files 100
 
 A mode is a function ``(template, scratch, trials, concurrency) -> per-trial seconds``; a mode driving the
 full runner can be added to ``MODES`` beside these two.
@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from trialbook.agents import Agent, AgentTask, create_agent, script_agent
 from trialbook.sandbox import create_sandbox
@@ -44,11 +45,22 @@ def make_template(folder: Path, files: int) -> Path:
     return folder
 
 
+PHASES: dict[str, float] = {}
+"""Seconds spent in each part of the harness trials of this process, summed over trials."""
+
+
+def _phase(name: str, since: float) -> float:
+    now = time.perf_counter()
+    PHASES[name] = PHASES.get(name, 0.0) + now - since
+    return now
+
+
 async def _harness_trial(agent: Agent, template: Path, scratch: Path, index: int) -> float:
     started = time.perf_counter()
     sandbox = await asyncio.to_thread(
         create_sandbox, root=scratch / "trials", template=template, shims=(), secrets={}, extra_env={}
     )
+    mark = _phase("create sandbox", started)
     try:
         task = AgentTask(
             prompt="do nothing",
@@ -61,9 +73,12 @@ async def _harness_trial(agent: Agent, template: Path, scratch: Path, index: int
         result = await agent.run(task)
         if not result.success:
             raise RuntimeError(f"trial {index} failed: {result.error}")
+        mark = _phase("agent run", mark)
         sandbox.finished(result)
+        mark = _phase("read call log", mark)
     finally:
         await asyncio.to_thread(sandbox.close)
+    _phase("close sandbox", mark)
     return time.perf_counter() - started
 
 
@@ -101,8 +116,8 @@ def naive(template: Path, scratch: Path, trials: int, concurrency: int) -> list[
 MODES: dict[str, Mode] = {"naive": naive, "harness": harness}
 
 
-def measure(mode: str, concurrency: int, trials: int, files: int) -> dict[str, float | int | str]:
-    """Run one configuration in this process and describe it."""
+def measure(mode: str, concurrency: int, trials: int, files: int) -> dict[str, object]:
+    """Run one batch in this process; per-trial durations, wall time, phases and peak memory."""
     with tempfile.TemporaryDirectory(prefix="trialbook-bench-") as tmp:
         scratch = Path(tmp)
         template = make_template(scratch / "template", files)
@@ -110,14 +125,39 @@ def measure(mode: str, concurrency: int, trials: int, files: int) -> dict[str, f
         durations = MODES[mode](template, scratch, trials, concurrency)
         wall = time.perf_counter() - started
     return {
-        "mode": mode,
-        "concurrency": concurrency,
-        "trials": trials,
+        "durations": durations,
         "wall_s": wall,
-        "mean_trial_ms": statistics.mean(durations) * 1000,
-        "median_trial_ms": statistics.median(durations) * 1000,
+        "phases": PHASES,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
+
+
+def _batch(mode: str, concurrency: int, trials: int, files: int) -> dict[str, Any]:
+    argv = [sys.executable, str(Path(__file__).resolve()), "--one", mode, str(concurrency)]
+    argv += ["--trials", str(trials), "--files", str(files)]
+    result: dict[str, Any] = json.loads(
+        subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    )
+    return result
+
+
+def compare(concurrency: int, trials: int, files: int, rounds: int) -> dict[str, dict[str, Any]]:
+    """Both modes in alternating batches, so a change in machine load hits both alike."""
+    totals: dict[str, dict[str, Any]] = {
+        m: {"durations": [], "wall_s": 0.0, "peak": 0.0, "phases": {}} for m in MODES
+    }
+    per_round = max(1, trials // rounds)
+    for round_ in range(rounds):
+        order = list(MODES) if round_ % 2 == 0 else list(reversed(MODES))
+        for mode in order:
+            batch = _batch(mode, concurrency, per_round, files)
+            total = totals[mode]
+            total["durations"] += batch["durations"]
+            total["wall_s"] += batch["wall_s"]
+            total["peak"] = max(total["peak"], batch["peak_rss_mb"])
+            for phase, seconds in batch["phases"].items():
+                total["phases"][phase] = total["phases"].get(phase, 0.0) + seconds
+    return totals
 
 
 def main() -> None:
@@ -127,27 +167,31 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 8])
+    parser.add_argument("--rounds", type=int, default=4, help="alternating batches per mode (default 4)")
     parser.add_argument("--one", nargs=2, metavar=("MODE", "CONCURRENCY"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure(args.one[0], int(args.one[1]), args.trials, args.files)))
         return
-    print(f"{args.trials} trials, template of {args.files} files")
+    print(f"{args.trials} trials per mode, template of {args.files} files, {args.rounds} alternating rounds")
     header = ("concurrency", "mode", "wall s", "trial ms", "median ms", "overhead ms", "peak MB")
-    print(" ".join(f"{name:>{width}}" for name, width in zip(header, (11, 8, 8, 9, 9, 11, 8), strict=True)))
+    widths = (11, 8, 8, 9, 9, 11, 8)
+    print(" ".join(f"{name:>{width}}" for name, width in zip(header, widths, strict=True)))
     for concurrency in args.concurrency:
-        rows = {}
-        for mode in MODES:
-            argv = [sys.executable, "-m", "benchmarks.harness_overhead", "--one", mode, str(concurrency)]
-            argv += ["--trials", str(args.trials), "--files", str(args.files)]
-            rows[mode] = json.loads(subprocess.run(argv, check=True, capture_output=True, text=True).stdout)
-        floor = rows["naive"]["mean_trial_ms"]
-        for mode, row in rows.items():
-            overhead = "" if mode == "naive" else f"{float(row['mean_trial_ms']) - float(floor):+.1f}"
-            print(
-                f"{concurrency:>11} {mode:>8} {row['wall_s']:>8.2f} {row['mean_trial_ms']:>9.1f} "
-                f"{row['median_trial_ms']:>9.1f} {overhead:>11} {row['peak_rss_mb']:>8.1f}"
-            )
+        totals = compare(concurrency, args.trials, args.files, args.rounds)
+        floor = statistics.mean(totals["naive"]["durations"]) * 1000
+        for mode, total in totals.items():
+            mean = statistics.mean(total["durations"]) * 1000
+            median = statistics.median(total["durations"]) * 1000
+            overhead = "" if mode == "naive" else f"{mean - floor:+.1f}"
+            cells = (concurrency, mode, f"{total['wall_s']:.2f}", f"{mean:.1f}", f"{median:.1f}", overhead)
+            row = [*cells, f"{total['peak']:.1f}"]
+            print(" ".join(f"{cell:>{width}}" for cell, width in zip(row, widths, strict=True)))
+        count = len(totals["harness"]["durations"])
+        phases = ", ".join(
+            f"{name} {seconds / count * 1000:.1f}" for name, seconds in totals["harness"]["phases"].items()
+        )
+        print(f"{'':>11} harness ms per trial: {phases}")
 
 
 if __name__ == "__main__":
