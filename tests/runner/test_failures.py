@@ -210,3 +210,26 @@ def test_unknown_cost_is_named_not_counted_as_free(invoke: Invoke, tmp_path: Pat
     assert result.exit_code == 0, result.output
     assert "cost unknown for 6 trial(s), not counted as free" in result.output
     assert "unknown" in result.output.split("eval ")[1]
+
+
+def test_a_torn_call_log_line_makes_the_evidence_incomplete(invoke: Invoke, tmp_path: Path) -> None:
+    write(
+        tmp_path / "evals/torn.eval.yaml",
+        """
+        prompt_text: |
+          ```bash
+          tool first
+          printf '{"argv": ["tool", "sec' >> "$(dirname "$(dirname "$(command -v tool)")")/calls.jsonl"
+          ```
+        agents: [literal]
+        shims:
+          tool: {script: "true"}
+        assert:
+          - ran: tool first
+        """,
+    )
+    result = invoke("eval", "evals")
+    assert result.exit_code == 0, result.output
+    execution = load_suite(tmp_path / ".trialbook/results/suite.json").tests[0].executions[0]
+    assert execution.result.evidence_complete is False
+    assert any(error.startswith("call log: ") for error in execution.result.capture_errors)

@@ -6,7 +6,7 @@ import asyncio
 import time
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..agents import Agent, AgentTask
@@ -128,6 +128,11 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         # not the agent's calls.
         agent_calls = sandbox.call_log.read_bytes() if sandbox.call_log.exists() else b""
         finished = sandbox.finished(result)
+        if finished.call_log_problems:
+            # A torn or unreadable call-log line means the record of what the agent ran is incomplete.
+            problems = tuple(f"call log: {problem}" for problem in finished.call_log_problems)
+            result = replace(result, capture_errors=(*result.capture_errors, *problems))
+            finished = sandbox.finished(result)
         records = await asyncio.to_thread(evaluate_all, request.assertions, finished)
         calls = tuple(finished.calls)
         passed = trial_passed(result, [record.passed for record in records])
