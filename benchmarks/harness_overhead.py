@@ -3,14 +3,15 @@
 Each trial copies a template of small files, runs an agent that does nothing (``true``), and throws the
 copy away. ``harness`` does it the trialbook way (sandbox with isolated HOME and call log, script agent
 through ``run_process``, finished-trial view, teardown); ``naive`` does only ``copytree`` +
-``subprocess.run`` + ``rmtree``, the floor. Each mode runs in fresh child processes, so its peak memory is
-its own, in alternating batches, so a change in the machine's load hits both modes alike.
+``subprocess.run`` + ``rmtree``, the floor; ``runner`` is the whole ``trialbook.run`` path (plan,
+scheduling, a ``file_exists`` check, transcripts and ``suite.json``). Each mode runs in fresh child
+processes, so its peak memory is its own, in alternating batches, so a change in the machine's load hits
+every mode alike.
 
     uv run --frozen python benchmarks/harness_overhead.py            # 200 trials, 1,000 files
     uv run --frozen python benchmarks/harness_overhead.py --trials 20 --files 100
 
-A mode is a function ``(template, scratch, trials, concurrency) -> per-trial seconds``; a mode driving the
-full runner can be added to ``MODES`` beside these two.
+A mode is a function ``(template, scratch, trials, concurrency) -> per-trial seconds``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from trialbook.agents import Agent, AgentTask, create_agent, script_agent
+from trialbook.runner import RunOptions, run
 from trialbook.sandbox import create_sandbox
 
 Mode = Callable[[Path, Path, int, int], list[float]]
@@ -113,7 +116,29 @@ def naive(template: Path, scratch: Path, trials: int, concurrency: int) -> list[
         return list(pool.map(lambda _: _naive_trial(template, scratch), range(trials)))
 
 
-MODES: dict[str, Mode] = {"naive": naive, "harness": harness}
+def runner(template: Path, scratch: Path, trials: int, concurrency: int) -> list[float]:
+    """The whole ``trialbook.run`` path: one eval of ``trials`` trials, with a check and transcripts."""
+    eval_file = scratch / "evals" / "bench.eval.yaml"
+    eval_file.parent.mkdir(parents=True, exist_ok=True)
+    eval_file.write_text(
+        "prompt_text: do nothing\n"
+        "agents: [{name: bench, script: 'true'}]\n"
+        f"trials: {trials}\n"
+        f"sandbox: {{template: {template}}}\n"
+        "assert:\n  - file_exists: pkg000/module0000.py\n"
+    )
+    options = RunOptions(
+        paths=(eval_file,),
+        concurrency=concurrency,
+        unsafe_local=True,
+        results_dir=scratch / "results",
+        environ={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+    )
+    report = run(options)
+    return [outcome.duration_s for result in report.results for outcome in result.outcomes]
+
+
+MODES: dict[str, Mode] = {"naive": naive, "harness": harness, "runner": runner}
 
 
 def measure(mode: str, concurrency: int, trials: int, files: int) -> dict[str, object]:
