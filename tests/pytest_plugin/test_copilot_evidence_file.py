@@ -91,9 +91,9 @@ def test_saved_suite_holds_child_results_audit_and_skill_discovery(
     assert isinstance(child, CopilotResult)
     assert child.final_response == "child done"
     assert [call.name for call in child.all_tool_calls] == ["bash"]
-    assert parent.total_input_tokens == sum(
-        u.input_tokens or 0 for r in parent.execution_results() for u in r.usage
-    )
+    # Two requests each, 100 input tokens a request in the fake: the tree is counted once, child included.
+    assert (len(parent.usage), len(child.usage)) == (2, 2)
+    assert parent.total_input_tokens == 400
     assert len(parent.request_audit) == 2
     assert all(record.model == "fake-model" for record in parent.request_audit)
     assert all(record.instructions_sha256 for record in parent.request_audit)
