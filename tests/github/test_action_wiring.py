@@ -1,4 +1,4 @@
-"""The action hands its inputs to ``trialbook ci`` through TRIALBOOK_* variables: each must reach an option."""
+"""The action hands its inputs to ``trialbook ci`` as TRIALBOOK_* variables: each must reach an option."""
 
 from __future__ import annotations
 
