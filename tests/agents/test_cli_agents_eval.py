@@ -7,7 +7,6 @@ ones.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,8 @@ from tests.clis import ensure_cli
 from tests.fakes.model_server import ModelServer, say, shell
 from trialbook.evidence import load_suite
 
-from ..runner.conftest import EXAMPLES, Invoke, invoke, write
+from ..runner.conftest import Invoke, invoke
+from ._deploy_eval import EXPECTED_CALLS, FOLLOW_THE_GUIDE, calls_of, write_deploy_eval
 
 __all__ = ["invoke"]
 
@@ -24,14 +24,6 @@ pytestmark = pytest.mark.real_cli
 
 ANTHROPIC_KEY = "sk-ant-fake-" + "a7" * 20
 CODEX_KEY = "sk-fake-codex-" + "c3" * 20
-
-FOLLOW_THE_GUIDE = (
-    "acme init --project-id demo --region eu-west"
-    ' && printf \'project = "demo"\\nregion = "eu-west"\\nentry = "app/main.py"\\n\' > acme.toml'
-    " && acme env pull > .env.local"
-    " && python3 app/check.py"
-    " && acme deploy --prod"
-)
 
 
 def test_claude_code_and_codex_follow_the_examples_guide(
@@ -41,42 +33,22 @@ def test_claude_code_and_codex_follow_the_examples_guide(
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CODEX_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     with ModelServer([shell(FOLLOW_THE_GUIDE), say("Deployed to production.")]) as server:
-        write(
-            tmp_path / "evals/deploy.eval.yaml",
-            f"""
-            prompt: {EXAMPLES / "docs/deploy-guide.md"}
-            params: {{project: demo, region: eu-west}}
-            secrets: [FAKE_ANTHROPIC_KEY, FAKE_CODEX_KEY]
-            agents:
-              - name: claude-code
-                binary: {claude}
-                model: sonnet
-                env:
-                  ANTHROPIC_API_KEY: "{{{{ secrets.FAKE_ANTHROPIC_KEY }}}}"
-                  ANTHROPIC_BASE_URL: {server.url}
-              - name: codex
-                binary: {codex}
-                model: gpt-5.5
-                base_url: {server.openai_url}
-                env:
-                  CODEX_API_KEY: "{{{{ secrets.FAKE_CODEX_KEY }}}}"
-            sandbox: {{template: {EXAMPLES / "evals/template"}}}
-            shims:
-              acme:
-                script: |
-                  case "$1" in
-                    init) echo "created project $3" ;;
-                    env) echo "DATABASE_URL=postgres://demo:5432/app" ;;
-                    deploy) echo "deployed" ;;
-                  esac
-              python3: passthrough
-            assert:
-              - ran_in_order: ["/acme init .*--project-id demo/", "acme env pull", "acme deploy --prod"]
-              - not_ran: acme delete
-              - file_exists: acme.toml
-              - file_contains: {{path: .env.local, pattern: "/^DATABASE_URL=postgres:/"}}
-              - succeeds: python3 app/check.py
-            timeout: 3m
+        write_deploy_eval(
+            tmp_path,
+            secrets=["FAKE_ANTHROPIC_KEY", "FAKE_CODEX_KEY"],
+            agents=f"""
+            - name: claude-code
+              binary: {claude}
+              model: sonnet
+              env:
+                ANTHROPIC_API_KEY: "{{{{ secrets.FAKE_ANTHROPIC_KEY }}}}"
+                ANTHROPIC_BASE_URL: {server.url}
+            - name: codex
+              binary: {codex}
+              model: gpt-5.5
+              base_url: {server.openai_url}
+              env:
+                CODEX_API_KEY: "{{{{ secrets.FAKE_CODEX_KEY }}}}"
             """,
         )
         result = invoke(
@@ -97,13 +69,7 @@ def test_claude_code_and_codex_follow_the_examples_guide(
     )
     for agent in ("claude-code", "codex"):
         folder = tmp_path / f".trialbook/results/evals/deploy/{agent}/trial-1"
-        calls = [json.loads(line)["argv"] for line in (folder / "calls.jsonl").read_text().splitlines()]
-        assert calls == [
-            ["acme", "init", "--project-id", "demo", "--region", "eu-west"],
-            ["acme", "env", "pull"],
-            ["python3", "app/check.py"],
-            ["acme", "deploy", "--prod"],
-        ]
+        assert calls_of(folder) == EXPECTED_CALLS
     for path in (tmp_path / ".trialbook").rglob("*"):
         if path.is_file():
             data = path.read_bytes()
