@@ -6,6 +6,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from trialbook.evidence import load_suite
 
 from .conftest import Invoke, write
@@ -233,3 +235,33 @@ def test_a_torn_call_log_line_makes_the_evidence_incomplete(invoke: Invoke, tmp_
     execution = load_suite(tmp_path / ".trialbook/results/suite.json").tests[0].executions[0]
     assert execution.result.evidence_complete is False
     assert any(error.startswith("call log: ") for error in execution.result.capture_errors)
+
+
+def test_a_python_script_agent_can_be_named_in_yaml(
+    invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(
+        tmp_path / "agents_pkg/fake_agent.py",
+        """
+        from pathlib import Path
+
+
+        def work(task):
+            (Path(task.workdir) / "done.txt").write_text("done\\n")
+            return "did it"
+        """,
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "agents_pkg"))
+    write(
+        tmp_path / "evals/py.eval.yaml",
+        """
+        prompt_text: do it
+        agents: [{name: pyfake, python: "fake_agent:work"}]
+        assert:
+          - file_exists: done.txt
+        """,
+    )
+    result = invoke("eval", "evals")
+    assert result.exit_code == 0, result.output
+    suite = load_suite(tmp_path / ".trialbook/results/suite.json")
+    assert suite.tests[0].executions[0].result.final_response == "did it"

@@ -44,7 +44,7 @@ def _options(entries: dict[str, Node], field: str, ctx: Context) -> dict[str, Js
         if key == "name":
             continue
         key_field = join(field, key)
-        if key in ("model", "script"):
+        if key in ("model", "script", "python"):
             text = ctx.read.string(node, key_field, f"{key}: ...")
             ok = ok and text is not None
             options[key] = text
@@ -86,7 +86,7 @@ def _agent(item: Node, field: str, ctx: Context) -> AgentSpec | None:
     else:
         ctx.read.wrong(item, field, "an agent name or a mapping", _AGENTS_EXAMPLE)
         return None
-    if "script" not in options and name not in ctx.known_agents:
+    if "script" not in options and "python" not in options and name not in ctx.known_agents:
         ctx.problems.add(item.line, field, f"unknown agent {name!r}", _known(name, ctx))
         return None
     return AgentSpec(name, options, source=ctx.where(item.line))
