@@ -12,11 +12,10 @@ from ._context import Context
 from ._fields import FIELDS, ID_PATTERN
 from ._model import DEFAULT_TIMEOUT_S, EvalSpec, ShimSpec
 from ._nodes import Node
-from ._placeholders import PARAM_NAME, SECRET_NAME, find_placeholders
-from ._problems import display_path, suggest
+from ._problems import display_path
 from ._read_agents import read_agents, read_shims
 from ._read_assertions import read_assertions
-from ._values import join
+from ._read_params import check_placeholders, read_params, read_secrets
 
 __all__ = ["READERS", "read_eval"]
 
@@ -65,40 +64,10 @@ class _EvalReader:
         self.prompt = None if text is None else (text, None)
 
     def read_params(self, node: Node) -> None:
-        entries = self.ctx.read.mapping(node, "params", _EXAMPLE["params"])
-        params: dict[str, str] | None = {} if entries is not None else None
-        for name, value in (entries or {}).items():
-            text = self.ctx.read.scalar_text(value, join("params", name), f"{name}: demo")
-            if not PARAM_NAME.fullmatch(name) or name == "secrets":
-                fix = "use letters, digits, '_' and '-', starting with a letter; secrets go under secrets:"
-                self.ctx.problems.add(
-                    value.key_line, join("params", name), f"{name!r} cannot be a param name", fix
-                )
-                text = None
-            if params is not None and text is not None:
-                params[name] = text
-            else:
-                params = None
-        self.params = params
+        self.params = read_params(node, self.ctx)
 
     def read_secrets(self, node: Node) -> None:
-        items = self.ctx.read.sequence(node, "secrets", _EXAMPLE["secrets"])
-        names: list[str] | None = [] if items is not None else None
-        for index, item in enumerate(items or []):
-            field = join("secrets", index)
-            name = self.ctx.read.string(item, field, "NEON_API_KEY")
-            if name is not None and not SECRET_NAME.fullmatch(name):
-                fix = "name the environment variable, e.g. NEON_API_KEY"
-                self.ctx.problems.add(item.line, field, f"{name!r} is not an environment variable name", fix)
-                name = None
-            elif name is not None and names is not None and name in names:
-                self.ctx.problems.add(item.line, field, f"{name} is listed twice", "list each secret once")
-            if name is not None and names is not None:
-                names.append(name)
-                self.ctx.lines[join("secrets", name)] = item.line
-            else:
-                names = None
-        self.ctx.secrets = None if names is None else tuple(dict.fromkeys(names))
+        self.ctx.secrets = read_secrets(node, self.ctx)
 
     def read_agents(self, node: Node) -> None:
         self.agents = read_agents(node, self.ctx)
@@ -192,7 +161,7 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
     if "agents" not in entries:
         ctx.problems.add(root.line, "agents", "is missing", f"write e.g. {_EXAMPLE['agents']}")
     if reader.prompt is not None:
-        _check_placeholders(reader.prompt, reader.params, entries, ctx)
+        check_placeholders(reader.prompt, reader.params, entries, ctx)
     r = reader
     if (
         ctx.problems
@@ -237,30 +206,3 @@ def _check_prompt_keys(entries: dict[str, Node], root: Node, ctx: Context) -> No
     elif "prompt" not in entries and "prompt_text" not in entries:
         fix = "add prompt: path/to/prompt.md, or prompt_text: | with the prompt itself"
         ctx.problems.add(root.line, "prompt", "no prompt is given", fix)
-
-
-def _check_placeholders(
-    prompt: tuple[str, Path | None], params: dict[str, str] | None, entries: dict[str, Node], ctx: Context
-) -> None:
-    text, path = prompt
-    key = "prompt" if path is not None else "prompt_text"
-    line = entries[key].line
-    reported: set[tuple[bool, str]] = set()
-    for placeholder in find_placeholders(text):
-        where = (
-            f"{display_path(path)}:{placeholder.line}"
-            if path
-            else f"line {placeholder.line} of the prompt text"
-        )
-        if (placeholder.secret, placeholder.name) in reported:
-            continue
-        reported.add((placeholder.secret, placeholder.name))
-        if placeholder.secret:
-            if ctx.secrets is not None and placeholder.name not in ctx.secrets:
-                problem = f"{placeholder.written} at {where} is not declared"
-                ctx.problems.add(line, key, problem, f"add {placeholder.name} to secrets: [...]")
-        elif params is not None and placeholder.name not in params:
-            close = suggest(placeholder.name, params)
-            fix = f"did you mean {close}? Or" if close else "add it under params, or"
-            fix += r" write \{{ to keep the braces as text"
-            ctx.problems.add(line, key, f"{placeholder.written} at {where} is not a param", fix)
