@@ -4,8 +4,7 @@ Quirks this parser relies on (seen with Claude Code 2.1.197):
 
 - one API message arrives as several ``assistant`` lines, one per content block, sharing
   ``message.id``; each repeats the message-start usage, so per-line usage is never summed;
-- tokens come from the final ``result`` event's ``modelUsage``: its ``usage`` is all zeros after a
-  budget stop, and its input count leaves out cache reads and writes, which trialbook counts as input;
+- tokens and cost come from the final ``result`` event (see ``_claude_usage``);
 - ``is_error`` decides failure, not ``subtype``: a run without credentials ends ``subtype: success``
   with ``is_error: true``; the error subtypes carry ``errors[]`` instead of ``result``;
 - synthetic assistant messages (model ``<synthetic>``) are the CLI talking, not the model.
@@ -16,18 +15,13 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..evidence import JsonObject, JsonValue, ToolCall, ToolImage, Turn, UsageEntry
+from ._claude_usage import plain_model, reported_cost_usd, usage_entries
 
 __all__ = ["ClaudeStream", "parse_claude_stream", "plain_model"]
-
-
-def plain_model(name: str) -> str:
-    """``claude-opus-4-8[1m]`` → ``claude-opus-4-8``: the context-window tag is not part of the model."""
-    return re.sub(r"\[[^\]]*\]$", "", name)
 
 
 @dataclass
@@ -60,54 +54,11 @@ class ClaudeStream:
 
     def usage(self) -> tuple[UsageEntry, ...]:
         """Per-model usage from the result event; ``()`` (unknown) when the stream has no result."""
-        if self.result is None:
-            return ()
-        by_model = self.result.get("modelUsage")
-        if isinstance(by_model, dict) and by_model:
-            return tuple(
-                _entry(plain_model(name), counts, _MODEL_USAGE_KEYS)
-                for name, counts in by_model.items()
-                if isinstance(counts, dict)
-            )
-        usage = self.result.get("usage")
-        if isinstance(usage, dict):
-            # No model answered (e.g. a rejected key): the aggregate is a real, usually zero, count.
-            return (_entry(self.model, usage, _USAGE_KEYS),)
-        return ()
+        return usage_entries(self.result, self.model)
 
     def cost_usd(self) -> float | None:
         """The CLI's own price of the run, when it reported one."""
-        cost = self.result.get("total_cost_usd") if self.result is not None else None
-        return float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None
-
-
-def _int(value: JsonValue) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _total(*counts: int | None) -> int | None:
-    return None if any(c is None for c in counts) else sum(c for c in counts if c is not None)
-
-
-_MODEL_USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens")
-"""Input, output, cache-read and cache-write counts as ``modelUsage`` spells them."""
-_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-"""The same four counts as the aggregate ``usage`` spells them."""
-
-
-def _entry(model: str | None, counts: dict[str, JsonValue], keys: tuple[str, str, str, str]) -> UsageEntry:
-    """One usage entry; Claude counts cached input apart, trialbook's ``input_tokens`` includes it."""
-    fresh, output, read, write = (_int(counts.get(key)) for key in keys)
-    return UsageEntry(
-        model=model,
-        input_tokens=_total(fresh, read, write),
-        output_tokens=output,
-        cache_read_tokens=read,
-        cache_write_tokens=write,
-        reasoning_tokens=None,
-        reasoning_effort=None,
-        duration_ms=None,
-    )
+        return reported_cost_usd(self.result)
 
 
 def _text_of(content: JsonValue) -> tuple[str | None, list[ToolImage]]:
