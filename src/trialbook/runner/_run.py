@@ -3,27 +3,28 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..agents import known_agent_names
-from ..errors import ExitCode, RefusedRunError, UsageError
+from ..errors import ExitCode, UsageError
 from ..evidence import SuiteReport, suite_to_json
 from ..fsutil import atomic_write_text
-from ..history import HistoryError, HistoryLine, HistoryStore, open_store
+from ..history import HistoryLine, HistoryStore, open_store
 from ..masking import Masker
 from ..select import BaseTree, changed_evals, head_commit
-from ..spec import EvalSpec, check_secrets, load_evals
+from ..spec import EvalSpec, load_evals
 from ._engine import EntryResult, run_plan
 from ._events import ProgressSink, TrialFinished, TrialStarted
-from ._history import base_results, history_lines
+from ._guards import refuse_or_check
+from ._history import base_results
 from ._ledger import BudgetLedger
 from ._options import RunOptions
 from ._outputs import write_json
 from ._plan import AgentPool, PlanEntry, build_plan
+from ._record import ci_run_url, record, sync
 from ._suite import build_suite
 
 __all__ = ["RunReport", "SilentSink", "load_specs", "run"]
@@ -81,31 +82,6 @@ def load_specs(options: RunOptions) -> list[EvalSpec]:
     return specs
 
 
-def _refuse_or_check(options: RunOptions, runnable: list[PlanEntry], pool: AgentPool) -> None:
-    if not options.in_ci and not options.unsafe_local:
-        raise RefusedRunError(
-            "refusing to run agents: they run with their permission prompts bypassed in a temporary folder, "
-            "not a container. Set CI=true in CI, or pass --unsafe-local to accept that on this machine."
-        )
-    problems: list[str] = []
-    seen_specs: set[str] = set()
-    for entry in runnable:
-        if entry.spec.id not in seen_specs:
-            seen_specs.add(entry.spec.id)
-            problems.extend(check_secrets(entry.spec, options.environ))
-    checked: set[int] = set()
-    for entry in runnable:
-        agent = pool.get(entry.agent)
-        if id(agent) in checked:
-            continue
-        checked.add(id(agent))
-        availability = agent.available()
-        if not availability.ok:
-            problems.append(f"agent {entry.agent.name} ({entry.agent.source}): {availability.reason}")
-    if problems:
-        raise RefusedRunError("cannot start the run:\n" + "\n".join(f"  {p}" for p in problems))
-
-
 def _clear_results(results_dir: Path) -> None:
     # Only what trialbook itself writes there: a user's own files in that folder are left alone.
     shutil.rmtree(results_dir / "evals", ignore_errors=True)
@@ -141,10 +117,10 @@ def run(options: RunOptions, sink: ProgressSink | None = None) -> RunReport:
             return report
         runnable = [entry for entry in report.plan if entry.action == "run"]
         if runnable:
-            _refuse_or_check(options, runnable, pool)
+            refuse_or_check(options, runnable, pool)
         _execute(report, options, pool, secret_values, sink or SilentSink(), started)
         if store is not None:
-            _record(report, store, options)
+            record(report, store, options)
         return report
     finally:
         asyncio.run(pool.aclose())
@@ -160,7 +136,7 @@ def _plan(
     if options.changed:
         changed, unchanged = changed_evals(specs, BaseTree(options.repo, options.base))
     if store is not None and not options.dry_run:
-        _sync(store)
+        sync(store)
     plan = build_plan(
         specs,
         pool=pool,
@@ -210,48 +186,7 @@ def _execute(
         started_at=started,
         finished_at=time.time(),
         git_commit=options.environ.get("GITHUB_SHA") or head_commit(options.repo),
-        ci_run_url=_ci_run(options),
+        ci_run_url=ci_run_url(options),
     )
     report.suite_path = results_dir / "suite.json"
     write_json(report.suite_path, suite_to_json(report.suite), report.masker)
-
-
-def _sync(store: HistoryStore) -> None:
-    """Bring in the shared history before planning, so cache decisions see other machines' runs."""
-    # Planning with the local history is still right, only less informed; the push after the run
-    # retries and reports.
-    with contextlib.suppress(HistoryError):
-        store.sync()
-
-
-def _record(report: RunReport, store: HistoryStore, options: RunOptions) -> None:
-    lines = history_lines(
-        report.results,
-        commit=options.environ.get("GITHUB_SHA") or head_commit(options.repo),
-        ci_run=_ci_run(options),
-        context={
-            key: value
-            for key, value in (
-                ("ref", options.environ.get("GITHUB_REF", "")),
-                ("event", options.environ.get("GITHUB_EVENT_NAME", "")),
-            )
-            if value
-        },
-    )
-    try:
-        if lines:
-            store.append(lines)
-        if options.push:
-            store.sync()
-    except HistoryError as exc:
-        report.history_error = str(exc)
-    finally:
-        report.history_problems = store.problems
-
-
-def _ci_run(options: RunOptions) -> str | None:
-    env = options.environ
-    if env.get("GITHUB_RUN_ID") and env.get("GITHUB_REPOSITORY"):
-        server = env.get("GITHUB_SERVER_URL", "https://github.com")
-        return f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}"
-    return None

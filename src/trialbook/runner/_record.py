@@ -1,0 +1,63 @@
+"""Keeping a run in the shared history: synced before planning, appended and pushed after the run.
+
+History trouble never fails the trials themselves: a failed sync before planning only makes cache
+decisions less informed, and a failed append or push is kept on the report for the front end to show.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from ..history import HistoryError, HistoryStore
+from ..select import head_commit
+from ._history import history_lines
+from ._options import RunOptions
+
+if TYPE_CHECKING:
+    from ._run import RunReport
+
+__all__ = ["ci_run_url", "record", "sync"]
+
+
+def sync(store: HistoryStore) -> None:
+    """Bring in the shared history before planning, so cache decisions see other machines' runs."""
+    # Planning with the local history is still right, only less informed; the push after the run
+    # retries and reports.
+    with contextlib.suppress(HistoryError):
+        store.sync()
+
+
+def record(report: RunReport, store: HistoryStore, options: RunOptions) -> None:
+    """Append a line per finished eval × agent (and push when asked); failures go to ``report``."""
+    lines = history_lines(
+        report.results,
+        commit=options.environ.get("GITHUB_SHA") or head_commit(options.repo),
+        ci_run=ci_run_url(options),
+        context={
+            key: value
+            for key, value in (
+                ("ref", options.environ.get("GITHUB_REF", "")),
+                ("event", options.environ.get("GITHUB_EVENT_NAME", "")),
+            )
+            if value
+        },
+    )
+    try:
+        if lines:
+            store.append(lines)
+        if options.push:
+            store.sync()
+    except HistoryError as exc:
+        report.history_error = str(exc)
+    finally:
+        report.history_problems = store.problems
+
+
+def ci_run_url(options: RunOptions) -> str | None:
+    """The GitHub Actions run page this run belongs to, when the environment names one."""
+    env = options.environ
+    if env.get("GITHUB_RUN_ID") and env.get("GITHUB_REPOSITORY"):
+        server = env.get("GITHUB_SERVER_URL", "https://github.com")
+        return f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}"
+    return None
