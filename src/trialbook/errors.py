@@ -12,6 +12,7 @@ __all__ = [
     "ConfigError",
     "ExitCode",
     "RefusedRunError",
+    "RunAbortedError",
     "TrialbookError",
     "UsageError",
 ]
@@ -50,3 +51,9 @@ class ConfigError(TrialbookError):
 
 class RefusedRunError(TrialbookError):
     """Running agents was refused, e.g. outside CI without ``--unsafe-local``."""
+
+
+class RunAbortedError(TrialbookError):
+    """The run could not go on (a file-system error writing results or preparing a sandbox)."""
+
+    exit_code = ExitCode.FAILED

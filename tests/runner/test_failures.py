@@ -265,3 +265,14 @@ def test_a_python_script_agent_can_be_named_in_yaml(
     assert result.exit_code == 0, result.output
     suite = load_suite(tmp_path / ".trialbook/results/suite.json")
     assert suite.tests[0].executions[0].result.final_response == "did it"
+
+
+def test_an_unwritable_results_folder_is_a_clear_error_not_a_traceback(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    write(tmp_path / "evals/one.eval.yaml", "prompt_text: hi\nagents: [literal]\n")
+    (tmp_path / "blocked").write_text("a file where the results folder should go\n")
+    result = invoke("eval", "evals", "--results-dir", "blocked/results")
+    assert result.exit_code == 1
+    assert "error: the run stopped on a file-system error" in result.output
+    assert "Traceback" not in result.output

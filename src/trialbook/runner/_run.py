@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..agents import known_agent_names
-from ..errors import ExitCode, UsageError
+from ..errors import ExitCode, RunAbortedError, UsageError
 from ..evidence import SuiteReport, suite_to_json
 from ..fsutil import atomic_write_text
 from ..history import HistoryLine, HistoryStore, open_store
@@ -166,6 +166,23 @@ def _execute(
     started: float,
 ) -> None:
     results_dir = options.results_dir.resolve()
+    try:
+        _run_and_write(report, options, pool, secret_values, sink, started, results_dir)
+    except OSError as exc:
+        raise RunAbortedError(
+            f"the run stopped on a file-system error: {exc}. Results already written are under {results_dir}."
+        ) from exc
+
+
+def _run_and_write(
+    report: RunReport,
+    options: RunOptions,
+    pool: AgentPool,
+    secret_values: dict[str, str],
+    sink: ProgressSink,
+    started: float,
+    results_dir: Path,
+) -> None:
     _clear_results(results_dir)
     report.results, report.ledger = asyncio.run(
         run_plan(
