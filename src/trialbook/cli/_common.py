@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
 from ..errors import TrialbookError
-from ..masking import Masker
 
-__all__ = ["TrialbookGroup", "echo", "env_option", "paths_argument"]
+__all__ = ["TrialbookGroup", "env_option", "paths_argument"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,13 +40,3 @@ def paths_argument(default: str = "evals") -> Callable[[F], F]:
     return click.argument(
         "paths", nargs=-1, type=click.Path(path_type=str), metavar=f"[PATHS]... (default: {default})"
     )
-
-
-def echo(message: str, masker: Masker | None = None, *, err: bool = False) -> None:
-    """Print a line with secrets masked."""
-    click.echo(masker.text(message) if masker else message, err=err)
-
-
-def is_tty() -> bool:
-    """Whether standard output is an interactive terminal (live status line)."""
-    return sys.stdout.isatty()
