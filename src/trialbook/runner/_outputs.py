@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from ..evidence import SCHEMA_VERSION, AgentResult, AssertionRecord, JsonValue, dump_result
-from ..fsutil import atomic_write_bytes, atomic_write_text
+from ..evidence import (
+    SCHEMA_VERSION,
+    AgentResult,
+    AssertionRecord,
+    JsonObject,
+    JsonValue,
+    dump_result,
+    publish_json,
+)
+from ..fsutil import atomic_write_bytes
 from ..masking import Masker
 
 __all__ = ["mask_folder", "write_json", "write_trial_files"]
 
 
-def write_json(path: Path, value: JsonValue, masker: Masker) -> None:
-    """Mask and atomically write one JSON document."""
-    text = json.dumps(masker.json(value), indent=2, ensure_ascii=False, allow_nan=False)
-    atomic_write_text(path, text + "\n")
+def write_json(path: Path, value: JsonObject, masker: Masker) -> None:
+    """Mask one JSON document and publish it the way evidence is published (atomic, clear errors)."""
+    masked = masker.json(value)
+    assert isinstance(masked, dict)  # masking keeps an object an object
+    publish_json(path, masked)
 
 
 def mask_folder(folder: Path, masker: Masker) -> None:
