@@ -97,6 +97,13 @@ def test_without_a_key_the_reason_names_the_variable() -> None:
 
 
 @pytest.mark.real_cli
+def test_an_empty_key_is_a_missing_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "")
+    availability = _agent(binary=str(ensure_cli("@anthropic-ai/claude-code"))).available()
+    assert not availability.ok and "ANTHROPIC_API_KEY" in (availability.reason or "")
+
+
+@pytest.mark.real_cli
 def test_claude_auth_status_accepts_the_runner_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
     agent = _agent(binary=str(ensure_cli("@anthropic-ai/claude-code")))

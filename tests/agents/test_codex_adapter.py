@@ -75,6 +75,14 @@ def test_a_key_variable_or_an_endpoint_is_needed() -> None:
 
 
 @pytest.mark.real_cli
+def test_an_empty_runner_key_is_a_missing_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODEX_API_KEY", "")
+    monkeypatch.setenv("OPENAI_API_KEY", "")
+    missing = _agent(binary=str(ensure_cli("@openai/codex"))).available()
+    assert not missing.ok and "CODEX_API_KEY" in (missing.reason or "")
+
+
+@pytest.mark.real_cli
 def test_a_runner_key_makes_it_available(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CODEX_API_KEY", "sk-fake-runner")
     agent = _agent(binary=str(ensure_cli("@openai/codex")))

@@ -148,12 +148,13 @@ def build_env(
 ) -> dict[str, str]:
     """The agent process's environment, lowest precedence first.
 
-    Only the documented ``passthrough`` names come from the runner's own environment. Option values
+    Only the documented ``passthrough`` names come from the runner's own environment, and only when
+    they are not empty (an empty ``CODEX_API_KEY`` is a missing one, not a credential). Option values
     still holding an unrendered ``{{ ... }}`` template are skipped: the runner renders them into
     ``task_env``, which wins over the raw options. ``defaults`` fill only what nobody set; ``fixed``
     (isolation and telemetry switches) always win.
     """
-    env = {name: os.environ[name] for name in passthrough if name in os.environ}
+    env = {name: os.environ[name] for name in passthrough if os.environ.get(name)}
     env.update({k: v for k, v in option_env.items() if "{{" not in v})
     env.update(task_env)
     for name, value in defaults.items():

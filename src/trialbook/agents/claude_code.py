@@ -76,9 +76,9 @@ class ClaudeCodeAgent(CliAgent):
         binary, missing = self._binary()
         if binary is None:
             return Availability(False, f"{NAME}: {missing}")
-        if "ANTHROPIC_API_KEY" in self._env:
+        if self._env.get("ANTHROPIC_API_KEY"):
             return Availability(True)  # may be a {{ secrets.X }} template, rendered per trial
-        if "ANTHROPIC_API_KEY" not in os.environ:
+        if not os.environ.get("ANTHROPIC_API_KEY"):
             return Availability(
                 False,
                 f"{NAME}: ANTHROPIC_API_KEY is not set. trialbook runs claude with --bare, which reads "

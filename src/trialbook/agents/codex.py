@@ -72,7 +72,7 @@ class CodexAgent(CliAgent):
         if binary is None:
             return Availability(False, f"{NAME}: {missing}")
         keys = build_env(passthrough=PASSTHROUGH, option_env=self._env, task_env={}, fixed={})
-        if any(name in keys or name in self._env for name in PASSTHROUGH) or self._base_url is not None:
+        if any(keys.get(name) or self._env.get(name) for name in PASSTHROUGH) or self._base_url is not None:
             return Availability(True)
         return Availability(
             False,

@@ -15,7 +15,7 @@ from pathlib import Path
 from ...evidence import CopilotResult
 from .._protocol import AgentSpec, AgentTask, Availability
 from ._config import CopilotEval, eval_from_spec
-from ._server import ServerPool, availability, cli_environment, cli_version
+from ._server import TOKEN_VARIABLES, ServerPool, availability, cli_environment, cli_version
 from ._session import Trial, run_trial
 
 __all__ = ["CopilotAgent", "create"]
@@ -31,6 +31,8 @@ class CopilotAgent:
         max_idle_servers: how many idle CLI servers to keep for reuse.
         pool: a server pool shared with other adapters (its owner closes it); by default each adapter
             has its own.
+        declared_env: the eval file's ``env:`` for this agent (values may still be templates); the runner
+            renders it into every task's env, so a token declared there makes the agent available.
     """
 
     def __init__(
@@ -40,8 +42,10 @@ class CopilotAgent:
         environ: Mapping[str, str] | None = None,
         max_idle_servers: int = 1,
         pool: ServerPool | None = None,
+        declared_env: Mapping[str, str] | None = None,
     ) -> None:
         self.config = config
+        self._declared_env = dict(declared_env or {})
         self._environ = dict(os.environ if environ is None else environ)
         self._owns_pool = pool is None
         self.pool = pool if pool is not None else ServerPool(max_idle=max_idle_servers)
@@ -64,7 +68,9 @@ class CopilotAgent:
 
     def available(self) -> Availability:
         """Whether the CLI is there and executable, and a token or a provider is configured."""
-        return availability(self.cli_path, self.config.provider is not None, self._environ)
+        return availability(
+            self.cli_path, self.config.provider is not None, self._environ, self._declared_env
+        )
 
     def version(self) -> str | None:
         """The CLI's version from ``copilot --no-auto-update --version``, memoised per binary."""
@@ -72,7 +78,7 @@ class CopilotAgent:
         return cli_version(path) if path else None
 
     def _secrets(self, env: Mapping[str, str]) -> tuple[str, ...]:
-        values = [env.get(name, "") for name in ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")]
+        values = [env.get(name, "") for name in TOKEN_VARIABLES]
         provider = self.config.provider or {}
         values += [str(provider[k]) for k in ("api_key", "bearer_token") if isinstance(provider.get(k), str)]
         return tuple(v for v in values if v)
@@ -138,4 +144,6 @@ class CopilotAgent:
 
 def create(spec: AgentSpec) -> CopilotAgent:
     """Build the adapter for an eval file's ``copilot`` entry (raises ``ConfigError`` for bad options)."""
-    return CopilotAgent(eval_from_spec(spec))
+    env = spec.options.get("env")
+    declared = {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
+    return CopilotAgent(eval_from_spec(spec), declared_env=declared)

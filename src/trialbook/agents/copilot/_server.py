@@ -25,6 +25,7 @@ from ._audit import AuditingRequestHandler
 
 __all__ = [
     "PASSTHROUGH",
+    "RUNNER_TOKEN",
     "TOKEN_VARIABLES",
     "ServerPool",
     "availability",
@@ -34,8 +35,15 @@ __all__ = [
 ]
 
 TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
-PASSTHROUGH = (*TOKEN_VARIABLES, "COPILOT_CLI_PATH")
-"""The only variables of the runner's own environment that reach the CLI."""
+"""Where the CLI looks for its token, in its order; only the first comes from the runner's environment."""
+RUNNER_TOKEN = "COPILOT_GITHUB_TOKEN"
+PASSTHROUGH = (RUNNER_TOKEN, "COPILOT_CLI_PATH")
+"""The only variables of the runner's own environment that reach the CLI.
+
+``GH_TOKEN`` and ``GITHUB_TOKEN`` are often a workflow's own write token (``GH_TOKEN: ${{ github.token }}``
+at job level), which an agent must never hold; an eval that really means them declares them in the
+agent's ``env:``. Empty values count as unset.
+"""
 
 _STANDARD_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 _VERSION = re.compile(r"\d+\.\d+\.\d+")
@@ -60,9 +68,8 @@ def cli_environment(
 ) -> dict[str, str]:
     """The CLI's environment: the trial's env, the documented pass-through variables, fixed settings."""
     env = dict(task_env)
-    for name in TOKEN_VARIABLES:
-        if name in environ and name not in env:
-            env[name] = environ[name]
+    if environ.get(RUNNER_TOKEN) and not env.get(RUNNER_TOKEN):
+        env[RUNNER_TOKEN] = environ[RUNNER_TOKEN]
     env["COPILOT_CLI_PATH"] = cli_path
     env["COPILOT_SKIP_CLI_DOWNLOAD"] = "1"
     env["COPILOT_AUTO_UPDATE"] = "false"
@@ -73,8 +80,16 @@ def cli_environment(
     return env
 
 
-def availability(cli_path: str | None, has_provider: bool, environ: Mapping[str, str]) -> Availability:
-    """Say precisely what is missing: the CLI path, an executable CLI, or any way to reach a model."""
+def availability(
+    cli_path: str | None,
+    has_provider: bool,
+    environ: Mapping[str, str],
+    declared: Mapping[str, str] = {},
+) -> Availability:
+    """Say precisely what is missing: the CLI path, an executable CLI, or any way to reach a model.
+
+    ``declared`` is the agent entry's own ``env:``; a token there counts even as an unrendered template.
+    """
     if not cli_path:
         return Availability(
             False, "no Copilot CLI: set COPILOT_CLI_PATH or the cli_path option (npm install @github/copilot)"
@@ -83,10 +98,12 @@ def availability(cli_path: str | None, has_provider: bool, environ: Mapping[str,
         return Availability(False, f"the Copilot CLI path {cli_path} does not exist")
     if not os.access(cli_path, os.X_OK):
         return Availability(False, f"the Copilot CLI at {cli_path} is not executable (chmod +x it)")
-    if not has_provider and not any(environ.get(name) for name in TOKEN_VARIABLES):
+    has_token = bool(environ.get(RUNNER_TOKEN)) or any(declared.get(name) for name in TOKEN_VARIABLES)
+    if not has_provider and not has_token:
         return Availability(
             False,
-            "no credentials: set COPILOT_GITHUB_TOKEN, GH_TOKEN or GITHUB_TOKEN, or configure a provider",
+            "no credentials: set COPILOT_GITHUB_TOKEN (GH_TOKEN and GITHUB_TOKEN are not read from the "
+            "environment; declare them in the agent's env: if you mean them), or configure a provider",
         )
     return Availability(True)
 
