@@ -8,6 +8,7 @@ from pathlib import Path
 from trialbook.agents import AgentSpec
 from trialbook.agents.copilot import create
 from trialbook.agents.copilot._server import availability, cli_environment, cli_version
+from trialbook.evidence import JsonValue
 
 
 def test_only_documented_variables_pass_from_the_runner(tmp_path: Path) -> None:
@@ -59,8 +60,8 @@ def test_a_token_the_eval_declares_counts_and_reaches_the_cli(tmp_path: Path) ->
     binary = tmp_path / "copilot"
     binary.write_text("#!/bin/sh\n")
     binary.chmod(0o755)
-    declared = {"GH_TOKEN": "{{ secrets.GH_TOKEN }}"}
-    assert availability(str(binary), False, {}, declared).ok
+    declared: dict[str, JsonValue] = {"GH_TOKEN": "{{ secrets.GH_TOKEN }}"}
+    assert availability(str(binary), False, {}, {"GH_TOKEN": "{{ secrets.GH_TOKEN }}"}).ok
     agent = create(AgentSpec("copilot", {"env": declared, "cli_path": str(binary)}))
     assert agent.available().ok
     env = cli_environment({"GH_TOKEN": "rendered"}, tmp_path / "home", str(binary), {"GH_TOKEN": "runner"})
