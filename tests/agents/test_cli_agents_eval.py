@@ -64,7 +64,7 @@ def test_claude_code_and_codex_follow_the_examples_guide(
     codex_run = suite.tests[1].executions[0].result
     assert claude_run.cost_usd is not None
     assert codex_run.cost_usd is None  # Codex reports no cost: unknown, never 0
-    assert "cost estimated from token counts (the agent reports none) for 1 trial(s): deploy [codex]" in (
+    assert "cost estimated from token counts (the agent reports none) for 1 trial: deploy [codex]" in (
         result.output
     )
     for agent in ("claude-code", "codex"):

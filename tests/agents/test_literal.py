@@ -189,3 +189,9 @@ def test_literal_takes_no_options() -> None:
     assert agent.version() is not None
     with pytest.raises(ConfigError, match=r"evals/x.eval.yaml:3: agent 'literal': model: unknown option"):
         create_agent(AgentSpec("literal", {"model": "gpt-5"}, source="evals/x.eval.yaml:3"))
+
+
+@pytest.mark.asyncio
+async def test_a_single_step_guide_says_step_not_steps(sandbox: Sandbox, tmp_path: Path) -> None:
+    result = await run_literal(sandbox, "```bash\ntrue\n```\n", tmp_path / "out")
+    assert result.final_response == "Ran the one step."

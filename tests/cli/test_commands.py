@@ -118,4 +118,4 @@ def test_environment_variables_set_options(invoke: Invoke) -> None:
         "eval", str(EXAMPLES / "evals"), env={"TRIALBOOK_DRY_RUN": "1", "TRIALBOOK_FILTER": "quick*"}
     )
     assert result.exit_code == 0, result.output
-    assert "1 eval × agent pairs to run" in result.output
+    assert "1 eval × agent pair to run (1 trial)" in result.output

@@ -199,7 +199,7 @@ def test_budget_stops_starting_trials_and_exits_3(invoke: Invoke, tmp_path: Path
     assert result.exit_code == 3, result.output
     # $0.5 each: the third trial starts at $1.0, then the budget is spent
     assert result.output.count(" trial ") == 3
-    assert "3 trial(s) not started" in result.output
+    assert "3 trials not started" in result.output
     suite = load_suite(tmp_path / ".trialbook/results/suite.json")
     assert sorted(test.outcome for test in suite.tests) == ["incomplete", "incomplete"]
     assert sum(len(test.executions) for test in suite.tests) == 3
@@ -210,7 +210,7 @@ def test_unknown_cost_is_named_not_counted_as_free(invoke: Invoke, tmp_path: Pat
     _costly_evals(tmp_path, "null")
     result = invoke("eval", "evals", "--budget-usd", "0.01")
     assert result.exit_code == 0, result.output
-    assert "cost unknown for 6 trial(s), not counted as free" in result.output
+    assert "cost unknown for 6 trials, not counted as free" in result.output
     assert "unknown" in result.output.split("eval ")[1]
 
 

@@ -56,7 +56,34 @@ def test_a_python_eval_file_uses_the_same_keys(project: Path) -> None:
     ]
     trial = DirTrial(project, make_calls("neon init", "neon deploy"))
     assert [a.check(trial).passed for a in spec.assertions] == [True, False, True, True, True]
-    assert spec.assertions[2].to_json()["check"].endswith(":two_calls")  # type: ignore[union-attr]
+    assert spec.assertions[2].to_json()["check"] == "deploy.eval.py:two_calls"
+    failed = spec.assertions[2].check(DirTrial(project, make_calls("neon init")))
+    assert failed.expected == "deploy.eval.py:two_calls passes"
+    assert "_trialbook_eval_" not in failed.expected
+
+
+def test_a_check_reference_does_not_depend_on_where_the_repository_is(tmp_path: Path) -> None:
+    """The reference is in the cache key: two checkouts of one eval file must agree on it."""
+    keys = []
+    for checkout in ("one", "two"):
+        root = tmp_path / checkout
+        write(root, "evals/deploy.eval.py", DEPLOY)
+        (spec,) = load(root / "evals")
+        keys.append(spec.assertions[2].to_json())
+    assert keys[0] == keys[1]
+
+
+def test_a_misspelled_assert_in_python_suggests_the_python_keyword(project: Path) -> None:
+    write(
+        project,
+        "evals/x.eval.py",
+        """
+        from trialbook.spec import define_eval
+
+        EVAL = define_eval(prompt_text="hi", agents=["literal"], asert_=[])
+        """,
+    )
+    assert problems("evals") == ["evals/x.eval.py:3: asert_: unknown key 'asert_' (did you mean assert_?)"]
 
 
 def test_field_errors_point_at_the_define_eval_call(project: Path) -> None:

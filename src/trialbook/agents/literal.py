@@ -14,6 +14,7 @@ import shlex
 import time
 from pathlib import Path
 
+from .._words import plural
 from ..errors import ConfigError
 from ..evidence import AgentResult, StopReason
 from ..fsutil import atomic_write_text
@@ -114,7 +115,8 @@ class LiteralAgent(LocalAgent):
         if shell_output:
             transcript.append(f"--- shell ---\n{shell_output}")
         stop_reason: StopReason = "completed"
-        success, error, message = True, None, f"Ran all {len(steps)} steps."
+        ran_all = "Ran the one step." if len(steps) == 1 else f"Ran all {len(steps)} steps."
+        success, error, message = True, None, ran_all
         if not steps:
             message = "The prompt has no bash, sh, shell or console code block; nothing was run."
         elif last_started == 0:
@@ -129,10 +131,8 @@ class LiteralAgent(LocalAgent):
             code = records[-1].exit_code
             skipped = len(steps) - last_started
             what = "failed with" if code != 0 else "ended the shell with"
-            message = (
-                f"{_describe(current, len(steps)).capitalize()} {what} exit code {code}; "
-                f"{skipped} later step{'s' if skipped != 1 else ''} not run."
-            )
+            later = f"; {plural(skipped, 'later step')} not run" if skipped else ""
+            message = f"{_describe(current, len(steps)).capitalize()} {what} exit code {code}{later}."
         transcript.append(f"=== {message} ===\n")
         atomic_write_text(task.output_dir / "literal.log", "\n".join(transcript))
         return local_result(

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar
 
 from ..evidence import AssertionRecord, JsonObject
@@ -12,7 +14,10 @@ from ..hashing import tagged_sha256
 from ._base import make_label
 from ._trial import FinishedTrial
 
-__all__ = ["AssertThat", "CheckFunction", "assert_that", "callable_reference"]
+__all__ = ["EVAL_MODULE_PREFIX", "AssertThat", "CheckFunction", "assert_that", "callable_reference"]
+
+EVAL_MODULE_PREFIX = "_trialbook_eval_"
+"""Start of the module name a ``*.eval.py`` file is imported under (unique per path, never shown)."""
 
 CheckFunction = Callable[[FinishedTrial], bool | None]
 """``check(trial)``: returning ``True`` or ``None`` passes; ``False`` or an ``AssertionError`` fails."""
@@ -25,6 +30,11 @@ def callable_reference(fn: Callable[..., object]) -> tuple[str, str | None]:
     """
     target = fn if inspect.isfunction(fn) or inspect.ismethod(fn) or inspect.isclass(fn) else type(fn)
     module = getattr(target, "__module__", None) or "?"
+    if module.startswith(EVAL_MODULE_PREFIX):
+        # Name a check in an eval file after the file the user wrote, not the internal module name; the
+        # file name (not its path) keeps the cache key the same wherever the repository is checked out.
+        source_file = getattr(sys.modules.get(module), "__file__", None)
+        module = Path(source_file).name if source_file else module
     qualname = getattr(target, "__qualname__", None) or repr(target)
     try:
         source: str | None = inspect.getsource(target)

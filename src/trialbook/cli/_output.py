@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .._words import plural
 from ..fsutil import atomic_write_text
 from ..report.junit import render_junit
 from ..report.markdown import render_summary
@@ -21,9 +22,8 @@ def render_plan(report: RunReport) -> str:
         lines.append(f"{entry.action:<9} {entry.spec.id} [{entry.label}] — {entry.reason}")
     runnable = sum(1 for e in report.plan if e.action == "run")
     trials = sum(e.spec.trials for e in report.plan if e.action == "run")
-    lines.append(
-        f"{runnable} eval × agent pairs to run ({trials} trials), {len(report.plan) - runnable} not run"
-    )
+    pairs = plural(runnable, "eval × agent pair")
+    lines.append(f"{pairs} to run ({plural(trials, 'trial')}), {len(report.plan) - runnable} not run")
     return "\n".join(lines)
 
 
@@ -38,19 +38,19 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
     ledger = report.ledger
     if ledger.unknown_cost_trials:
         click.echo(
-            f"\ncost unknown for {len(ledger.unknown_cost_trials)} trial(s), not counted as free: "
+            f"\ncost unknown for {plural(len(ledger.unknown_cost_trials), 'trial')}, not counted as free: "
             + _some(ledger.unknown_cost_trials)
         )
     if ledger.estimated_cost_trials:
         click.echo(
             f"\ncost estimated from token counts (the agent reports none) for "
-            f"{len(ledger.estimated_cost_trials)} trial(s): {_some(ledger.estimated_cost_trials)}"
+            f"{plural(len(ledger.estimated_cost_trials), 'trial')}: {_some(ledger.estimated_cost_trials)}"
         )
     unstarted = sum(result.unstarted for result in report.results)
     if unstarted:
         click.echo(
             f"\nbudget of ${options.budget_usd} spent (${ledger.spent_usd:.4f}): "
-            f"{unstarted} trial(s) not started"
+            f"{plural(unstarted, 'trial')} not started"
         )
     kept = [o.sandbox_path for r in report.results for o in r.outcomes if o.sandbox_path is not None]
     if kept:

@@ -53,7 +53,8 @@ def render_junit(suite: SuiteReport) -> str:
             ET.SubElement(case, "skipped", {"message": str(test.properties.get("reason", ""))})
         props = ET.SubElement(case, "properties")
         for key in ("agent_version", "model", "cost_usd", "verdict", "cached_verdict"):
-            if key in test.properties:
-                ET.SubElement(props, "property", {"name": key, "value": str(test.properties[key])})
+            value = test.properties.get(key)
+            if value is not None:  # unknown stays unknown: no value="None"
+                ET.SubElement(props, "property", {"name": key, "value": str(value)})
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

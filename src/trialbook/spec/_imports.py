@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
+from ..assertions._custom import EVAL_MODULE_PREFIX
 from ._problems import display_path
 
 __all__ = ["EvalImportError", "import_eval_file", "resolve_check", "search_dirs"]
@@ -106,7 +107,7 @@ def import_eval_file(path: Path, folders: Sequence[Path]) -> ModuleType:
     Raises:
         EvalImportError: the file does not compile or raises while running, with the line in that file.
     """
-    name = "_trialbook_eval_" + hashlib.sha256(str(path).encode()).hexdigest()[:16]
+    name = EVAL_MODULE_PREFIX + hashlib.sha256(str(path).encode()).hexdigest()[:16]
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise EvalImportError(1, "cannot be imported as a Python file")

@@ -13,6 +13,7 @@ from ._fields import FIELDS, ID_PATTERN
 from ._model import DEFAULT_TIMEOUT_S, EvalSpec, ShimSpec
 from ._nodes import Node
 from ._problems import display_path
+from ._python import PYTHON_NAMES
 from ._read_agents import read_agents, read_shims
 from ._read_assertions import read_assertions
 from ._read_params import check_placeholders, read_params, read_secrets
@@ -145,12 +146,23 @@ READERS: dict[str, Callable[[_EvalReader, Node], None]] = {
 _FIRST = ("secrets", "params")
 
 
+def _check_keys(entries: dict[str, Node], ctx: Context) -> None:
+    """Unknown top-level keys; a Python eval file is told the keyword it can write (``assert_``)."""
+    if ctx.source.suffix != ".py":
+        ctx.read.only_keys(entries, "", READERS)
+        return
+    spelled = {yaml: python for python, yaml in PYTHON_NAMES.items()}
+    for key, node in entries.items():
+        if key not in READERS:
+            ctx.problems.unknown_key(node.key_line, key, key, [spelled.get(name, name) for name in READERS])
+
+
 def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
     """Read one eval definition; ``None`` when anything is wrong (every problem recorded in ``ctx``)."""
     entries = ctx.read.mapping(root, "<file>", "prompt: prompt.md")
     if entries is None:
         return None
-    ctx.read.only_keys(entries, "", READERS)
+    _check_keys(entries, ctx)
     reader = _EvalReader(ctx, default_id)
     order = [key for key in _FIRST if key in entries] + [key for key in entries if key not in _FIRST]
     for key in order:
