@@ -7,7 +7,7 @@ from pathlib import Path
 
 from trialbook.evidence import load_suite
 
-from .conftest import EXAMPLES, Invoke
+from .conftest import EXAMPLES, Invoke, write
 
 
 def test_examples_pass_with_literal_and_write_results(invoke: Invoke, tmp_path: Path) -> None:
@@ -53,8 +53,30 @@ def test_unsafe_local_allows_a_local_run(invoke: Invoke) -> None:
 
 
 def test_dry_run_prints_the_plan_and_runs_nothing(invoke: Invoke, tmp_path: Path) -> None:
-    result = invoke("eval", str(EXAMPLES / "evals"), "--dry-run", env={"CI": ""})
+    result = invoke("eval", str(EXAMPLES / "evals"), "--dry-run")
     assert result.exit_code == 0, result.output
     assert "run       deploy [literal]" in result.output
     assert "3 eval × agent pairs to run (4 trials)" in result.output
     assert not (tmp_path / ".trialbook").exists()
+
+
+def test_dry_run_outside_ci_exits_2_saying_why(invoke: Invoke, tmp_path: Path) -> None:
+    result = invoke("eval", str(EXAMPLES / "evals"), "--dry-run", env={"CI": ""})
+    assert result.exit_code == 2, result.output
+    assert "3 eval × agent pairs to run (4 trials)" in result.output
+    assert "the real run would refuse to start" in result.output
+    assert "Set CI=true in CI, or pass --unsafe-local" in result.output
+    assert not (tmp_path / ".trialbook").exists()
+    allowed = invoke("eval", str(EXAMPLES / "evals"), "--dry-run", "--unsafe-local", env={"CI": ""})
+    assert allowed.exit_code == 0, allowed.output
+
+
+def test_dry_run_names_an_unset_declared_secret(invoke: Invoke, tmp_path: Path) -> None:
+    write(
+        tmp_path / "evals/s.eval.yaml",
+        "prompt_text: 'use {{ secrets.API_KEY }}'\nsecrets: [API_KEY]\nagents: [literal]\n",
+    )
+    result = invoke("eval", "evals", "--dry-run", env={"API_KEY": None})
+    assert result.exit_code == 2, result.output
+    assert "API_KEY" in result.output.split("the real run would refuse to start")[1]
+    assert invoke("eval", "evals", "--dry-run", env={"API_KEY": "k"}).exit_code == 0

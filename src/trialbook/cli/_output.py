@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .._words import plural
+from ..errors import ExitCode
 from ..fsutil import atomic_write_text
 from ..report.junit import render_junit
 from ..report.markdown import render_summary
@@ -32,7 +33,12 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
     mask = report.masker.text
     if report.dry_run:
         click.echo(mask(render_plan(report)))
-        return 0
+        if report.refusals:
+            click.echo("\nthe real run would refuse to start:", err=True)
+            for problem in report.refusals:
+                click.echo(mask("  " + problem.replace("\n", "\n  ")), err=True)
+            return ExitCode.BAD_INPUT
+        return ExitCode.OK
     click.echo("")
     click.echo(mask(render_table(table_rows(report))))
     ledger = report.ledger

@@ -11,16 +11,34 @@ from ..spec import check_secrets
 from ._options import RunOptions
 from ._plan import AgentPool, PlanEntry
 
-__all__ = ["refuse_or_check"]
+__all__ = ["LOCAL_REFUSAL", "refusals", "refuse_or_check"]
+
+
+LOCAL_REFUSAL = (
+    "refusing to run agents: they run with their permission prompts bypassed in a temporary folder, "
+    "not a container. Set CI=true in CI, or pass --unsafe-local to accept that on this machine."
+)
+
+
+def refusals(options: RunOptions, runnable: list[PlanEntry], pool: AgentPool) -> list[str]:
+    """Every reason the real run would refuse to start: ``--dry-run`` reports the same list."""
+    problems: list[str] = []
+    if runnable and not options.in_ci and not options.unsafe_local:
+        problems.append(LOCAL_REFUSAL)
+    problems.extend(_start_problems(options, runnable, pool))
+    return problems
 
 
 def refuse_or_check(options: RunOptions, runnable: list[PlanEntry], pool: AgentPool) -> None:
     """Refuse an unsafe local run; otherwise raise with every missing secret and unavailable agent."""
     if not options.in_ci and not options.unsafe_local:
-        raise RefusedRunError(
-            "refusing to run agents: they run with their permission prompts bypassed in a temporary folder, "
-            "not a container. Set CI=true in CI, or pass --unsafe-local to accept that on this machine."
-        )
+        raise RefusedRunError(LOCAL_REFUSAL)
+    problems = _start_problems(options, runnable, pool)
+    if problems:
+        raise RefusedRunError("cannot start the run:\n" + "\n".join(f"  {p}" for p in problems))
+
+
+def _start_problems(options: RunOptions, runnable: list[PlanEntry], pool: AgentPool) -> list[str]:
     problems: list[str] = []
     seen_specs: set[str] = set()
     for entry in runnable:
@@ -36,5 +54,4 @@ def refuse_or_check(options: RunOptions, runnable: list[PlanEntry], pool: AgentP
         availability = agent.available()
         if not availability.ok:
             problems.append(f"agent {entry.agent.name} ({entry.agent.source}): {availability.reason}")
-    if problems:
-        raise RefusedRunError("cannot start the run:\n" + "\n".join(f"  {p}" for p in problems))
+    return problems

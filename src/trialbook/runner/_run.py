@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
+import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,14 +11,14 @@ from pathlib import Path
 from ..agents import known_agent_names
 from ..errors import ExitCode, RunAbortedError, UsageError
 from ..evidence import SuiteReport, suite_to_json
-from ..fsutil import atomic_write_text
 from ..history import HistoryLine, HistoryStore, open_store
 from ..masking import Masker
 from ..select import BaseTree, changed_evals, head_commit
 from ..spec import EvalSpec, load_evals
 from ._engine import EntryResult, run_plan
 from ._events import ProgressSink, TrialFinished, TrialStarted
-from ._guards import refuse_or_check
+from ._folder import StagedFolder, check_owned, ownership_problem, stage
+from ._guards import refusals, refuse_or_check
 from ._history import base_results
 from ._ledger import BudgetLedger
 from ._options import RunOptions
@@ -55,6 +55,8 @@ class RunReport:
     history_error: str | None = None
     history_problems: list[str] = field(default_factory=list)
     base_lines: dict[str, HistoryLine] = field(default_factory=dict)
+    refusals: list[str] = field(default_factory=list)
+    """For a dry run: every reason the real run would refuse to start (it then exits 2)."""
 
     @property
     def exit_code(self) -> int:
@@ -82,16 +84,6 @@ def load_specs(options: RunOptions) -> list[EvalSpec]:
     return specs
 
 
-def _clear_results(results_dir: Path) -> None:
-    # Only what trialbook itself writes there: a user's own files in that folder are left alone.
-    shutil.rmtree(results_dir / "evals", ignore_errors=True)
-    (results_dir / "suite.json").unlink(missing_ok=True)
-    ignore = results_dir / ".gitignore"
-    if not ignore.exists():
-        # Results are artifacts, not sources: a run must leave `git status` as it found it.
-        atomic_write_text(ignore, "# written by trialbook: results are artifacts, not sources\n*\n")
-
-
 def run(options: RunOptions, sink: ProgressSink | None = None) -> RunReport:
     """Load, plan and run evals as ``options`` say; write the results folder and history; report.
 
@@ -113,9 +105,12 @@ def run(options: RunOptions, sink: ProgressSink | None = None) -> RunReport:
     try:
         report = _plan(options, specs, pool, store)
         report.masker = Masker(secret_values.values())
-        if options.dry_run:
-            return report
         runnable = [entry for entry in report.plan if entry.action == "run"]
+        if options.dry_run:
+            owner = ownership_problem(options.results_dir, "--results-dir")
+            report.refusals = ([owner] if owner else []) + refusals(options, runnable, pool)
+            return report
+        check_owned(options.results_dir, "--results-dir")
         if runnable:
             refuse_or_check(options, runnable, pool)
         _execute(report, options, pool, secret_values, sink or SilentSink(), started)
@@ -165,12 +160,17 @@ def _execute(
     sink: ProgressSink,
     started: float,
 ) -> None:
-    results_dir = options.results_dir.resolve()
+    final = options.results_dir.resolve()
+    run_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(started)) + "-" + secrets.token_hex(3)
+    staged: StagedFolder | None = None
     try:
-        _run_and_write(report, options, pool, secret_values, sink, started, results_dir)
+        staged = stage(final, run_id)
+        _run_and_write(report, options, pool, secret_values, sink, started, staged.staging)
+        report.suite_path = staged.commit() / "suite.json"
     except OSError as exc:
+        where = staged.staging if staged is not None and staged.staging.exists() else final
         raise RunAbortedError(
-            f"the run stopped on a file-system error: {exc}. Results already written are under {results_dir}."
+            f"the run stopped on a file-system error: {exc}. Results already written are under {where}."
         ) from exc
 
 
@@ -183,7 +183,6 @@ def _run_and_write(
     started: float,
     results_dir: Path,
 ) -> None:
-    _clear_results(results_dir)
     report.results, report.ledger = asyncio.run(
         run_plan(
             report.plan,
@@ -205,5 +204,4 @@ def _run_and_write(
         git_commit=options.environ.get("GITHUB_SHA") or head_commit(options.repo),
         ci_run_url=ci_run_url(options),
     )
-    report.suite_path = results_dir / "suite.json"
-    write_json(report.suite_path, suite_to_json(report.suite), report.masker)
+    write_json(results_dir / "suite.json", suite_to_json(report.suite), report.masker)
