@@ -188,7 +188,8 @@ def test_action_uploads_results_even_on_failure() -> None:
     assert "strategy.job-index" in upload["with"]["name"]
     assert "github.job" in upload["with"]["name"]
     install = next(s for s in steps if "GITHUB_ACTION_PATH" in s.get("run", ""))
-    assert "pip install" in install["run"]
+    assert '--require-hashes --no-deps -r "$GITHUB_ACTION_PATH/requirements/action.txt"' in install["run"]
+    assert '--no-deps "$GITHUB_ACTION_PATH"' in install["run"]
     run = next(s for s in steps if s.get("id") == "run")
     assert "GITHUB_TOKEN" not in run["env"], "a token under GITHUB_TOKEN would be passed through to agents"
     assert run["env"]["TRIALBOOK_GITHUB_TOKEN"] == "${{ inputs.github-token }}"
@@ -219,3 +220,28 @@ def test_evals_workflow_shape() -> None:
     for job in jobs.values():
         checkout = job["steps"][0]
         assert checkout["with"]["fetch-depth"] == 0
+
+
+def test_the_action_installs_exactly_what_uv_lock_pins() -> None:
+    committed = (ROOT / "requirements" / "action.txt").read_text()
+    exported = subprocess.run(
+        ["uv", "export", "--frozen", "--no-dev", "--no-emit-project", "--format", "requirements-txt"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
+
+    def pins_and_hashes(text: str) -> list[str]:
+        # Comments (the header, `# via` notes) vary between uv versions; requirements and hashes do not.
+        lines = (line.strip() for line in text.splitlines())
+        return [line for line in lines if line and not line.startswith("#")]
+
+    assert pins_and_hashes(committed) == pins_and_hashes(exported), (
+        "requirements/action.txt is out of date with uv.lock; run: uv export --frozen --no-dev "
+        "--no-emit-project --format requirements-txt > requirements/action.txt"
+    )
+    pins = [line for line in committed.splitlines() if line and not line.startswith((" ", "#"))]
+    assert any(line.startswith("pygit2==") for line in pins)
+    for line in pins:
+        assert "==" in line and line.rstrip().endswith("\\"), f"{line}: not pinned with hashes"
