@@ -178,3 +178,14 @@ def test_a_failing_eval_annotates_its_file_and_fails_the_step(
     assert result.exit_code == 1, result.output
     assert "::error file=evals/beta.eval.yaml" in result.output
     assert _outputs(tmp_path)["failed"] == "1"
+
+
+@pytest.mark.parametrize("shard", ["x", "0/2", "3/2", "1/0", "1/2/3"])
+def test_a_bad_shard_input_is_a_usage_error_not_a_traceback(
+    tmp_path: Path, workspace: tuple[Path, Path], github: FakeGitHub, shard: str
+) -> None:
+    work, _ = workspace
+    result, _ = _ci(tmp_path, work, github, "pull_request_labeled", "--shard", shard)
+    assert result.exit_code == 2, result.output
+    assert "--shard" in result.output and "Traceback" not in result.output
+    assert not (work / ".trialbook").exists()

@@ -8,11 +8,23 @@ from pathlib import Path
 import click
 
 from ..github._ci import CiInputs, run_ci
+from ..select import parse_shard
 from ._common import env_option, paths_argument
 from ._output import emit_report
 from ._progress import TerminalProgress
 
 __all__ = ["ci_command"]
+
+
+def _check_shard(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    # The action passes its `shard` input straight through: a typo there must be a usage error (exit 2),
+    # not a traceback from deep inside the run.
+    if value:
+        try:
+            parse_shard(value)
+        except ValueError as exc:
+            raise click.BadParameter(f"{exc} (the action's `shard` input)") from None
+    return value or None
 
 
 @click.command("ci")
@@ -30,7 +42,7 @@ __all__ = ["ci_command"]
 @env_option("--base", default=None, help="Ref to compare with (default: the PR's base branch).")
 @env_option("--history-branch", default="trialbook-results", show_default=True, help="History branch.")
 @env_option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True, help="Trials at once.")
-@env_option("--shard", metavar="I/N", help="Run only shard I of N.")
+@env_option("--shard", metavar="I/N", callback=_check_shard, help="Run only shard I of N.")
 @env_option(
     "--results-dir", type=click.Path(file_okay=False), default=".trialbook/results", show_default=True
 )
