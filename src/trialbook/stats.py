@@ -16,12 +16,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Literal
 
 __all__ = [
+    "ADAPTIVE_CONFIDENCE",
     "DEFAULT_ALPHA",
     "REGRESSION_TEST_NAME",
+    "EarlyVerdict",
     "RegressionTest",
+    "early_verdict",
     "fisher_one_sided_less",
+    "format_rate",
+    "needed_passes",
+    "predictive_pass_probability",
+    "rate_json",
     "regression_test",
     "wilson_interval",
 ]
@@ -116,4 +124,98 @@ def wilson_interval(passed: int, trials: int, *, z: float = _Z95) -> tuple[float
     z2 = z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = (z / (1 + z2 / n)) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # At 0/n and n/n the bound is exactly 0 or 1; rounding must not leave 1e-17 or 0.9999999.
+    low = 0.0 if passed == 0 else max(0.0, centre - half)
+    high = 1.0 if passed == trials else min(1.0, centre + half)
+    return (low, high)
+
+
+def format_rate(passed: int, trials: int) -> str:
+    """``2/3 (21–94%)``: the count and its Wilson 95% interval in whole percent; ``0/0`` alone.
+
+    The count stays first because it is what a reader checks against the transcripts; the interval says
+    how much a pass rate from that many trials can be trusted.
+    """
+    if trials == 0:
+        return f"{passed}/{trials}"
+    low, high = wilson_interval(passed, trials)
+    return f"{passed}/{trials} ({_percent(low)}–{_percent(high)}%)"
+
+
+def _percent(value: float) -> str:
+    return f"{math.floor(value * 100 + 0.5):d}"
+
+
+def rate_json(passed: int, trials: int) -> dict[str, float | None]:
+    """``pass_rate`` and its Wilson 95% bounds for JSON outputs; all ``None`` when no trial ran."""
+    if trials == 0:
+        return {"pass_rate": None, "pass_rate_ci95_low": None, "pass_rate_ci95_high": None}
+    low, high = wilson_interval(passed, trials)
+    return {
+        "pass_rate": passed / trials,
+        "pass_rate_ci95_low": round(low, 4),
+        "pass_rate_ci95_high": round(high, 4),
+    }
+
+
+ADAPTIVE_CONFIDENCE = Fraction(95, 100)
+"""How sure adaptive trials must be that the remaining trials would not change the verdict."""
+
+EarlyVerdict = Literal["pass", "fail"]
+
+
+def _meets(passed: int, trials: int, threshold: float) -> bool:
+    # The same two-decimal comparison as trialbook.verdict.meets (kept here so stats imports nothing).
+    return round(passed / trials, 2) >= round(threshold, 2)
+
+
+def needed_passes(trials: int, threshold: float) -> int:
+    """The fewest passes out of ``trials`` that meet ``threshold`` (``trials + 1`` when none does)."""
+    return next((k for k in range(trials + 1) if trials and _meets(k, trials, threshold)), trials + 1)
+
+
+def _beta(a: int, b: int) -> Fraction:
+    """The Beta function at whole numbers, exactly: (a-1)! (b-1)! / (a+b-1)!."""
+    return Fraction(math.factorial(a - 1) * math.factorial(b - 1), math.factorial(a + b - 1))
+
+
+def predictive_pass_probability(passed: int, ran: int, planned: int, threshold: float) -> Fraction:
+    """Chance, given ``passed`` of ``ran`` so far, that all ``planned`` trials would meet ``threshold``.
+
+    The pass rate is unknown; starting from a uniform prior (every rate equally likely) and updating on
+    the trials seen, the passes among the remaining trials follow a beta-binomial distribution, whose
+    upper tail is summed here exactly. It is 1 or 0 when the remaining trials cannot change the verdict.
+    """
+    _check_counts(passed, ran, "predictive_pass_probability")
+    if planned < ran:
+        raise ValueError(f"predictive_pass_probability: planned={planned} is fewer than ran={ran}")
+    remaining = planned - ran
+    short = needed_passes(planned, threshold) - passed
+    if short <= 0:
+        return Fraction(1)
+    if short > remaining:
+        return Fraction(0)
+    a, b = 1 + passed, 1 + ran - passed
+    tail = sum(math.comb(remaining, x) * _beta(x + a, remaining - x + b) for x in range(short, remaining + 1))
+    return tail / _beta(a, b)
+
+
+def early_verdict(
+    passed: int, ran: int, planned: int, threshold: float, *, confidence: Fraction = ADAPTIVE_CONFIDENCE
+) -> EarlyVerdict | None:
+    """The verdict adaptive trials may stop at after ``passed`` of ``ran``, or ``None`` to go on.
+
+    Stop at ``pass`` when the trials so far meet the threshold and the chance that all ``planned`` would
+    too is at least ``confidence``; at ``fail`` when they miss it and that chance is at most
+    ``1 - confidence``. A verdict the remaining trials cannot change any more is always a stop. Requiring
+    the trials so far to agree means the stopped verdict is also the verdict of the trials that ran.
+    """
+    if ran == 0:
+        return None
+    chance = predictive_pass_probability(passed, ran, planned, threshold)
+    so_far = _meets(passed, ran, threshold)
+    if chance == 1 or (so_far and chance >= confidence):
+        return "pass"
+    if chance == 0 or (not so_far and chance <= 1 - confidence):
+        return "fail"
+    return None

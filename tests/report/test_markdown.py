@@ -50,11 +50,15 @@ GOLDEN_SUMMARY = """\
 
 | Eval | Agent | Trials passed | Verdict | Base | Regression | Cost | Duration |
 | --- | --- | --- | --- | --- | --- | --- | --- |
-| setup/neon | literal | 0/3 | ❌ fail | 3/3 pass | 🔻 **regressed** (p=0.050) | unknown | 3.2s |
-| docs/new\\|thing | codex | 2/3 | ✅ pass | new | – | $0.0040 | 1h 02m |
-| setup/create\\_project | claude-code | 3/3 | ✅ pass | 3/3 pass @ 0123456 | no (p=1.000) | $0.42 | 1m 12s |
+| setup/neon | literal | 0/3 (0–56%) | ❌ fail | 3/3 pass | 🔻 **regressed** (p=0.050) | unknown | 3.2s |
+| docs/new\\|thing | codex | 2/3 (21–94%) | ✅ pass | new | – | $0.0040 | 1h 02m |
+| setup/create\\_project | claude-code | 3/3 (44–100%) | ✅ pass | 3/3 pass @ 0123456 \
+| no (p=1.000) | $0.42 | 1m 12s |
 
 Total cost: $0.43 (plus 1 unknown)
+
+Trials passed: the count, then the 95% Wilson interval of the pass rate, the range of rates that count \
+is consistent with (2/3 can come from an agent that passes 21% of the time).
 
 Regression: one-sided Fisher exact test of this run's trials against the base's last recorded result \
 (flagged at p ≤ 0.1). It is exact for the handful of trials an eval runs, where approximate tests mislead.
@@ -118,7 +122,7 @@ def test_unknown_cost_is_never_zero() -> None:
         duration_s=None,
     )
     text = render_summary([row])
-    assert "| x | codex | 1/1 | ✅ pass | new | – | unknown | unknown |" in text
+    assert "| x | codex | 1/1 (21–100%) | ✅ pass | new | – | unknown | unknown |" in text
     assert "Total cost: unknown" in text
     assert "$0" not in text
 

@@ -11,6 +11,7 @@ import click
 
 from ..errors import UsageError
 from ..history import HistoryLine, open_store
+from ..report.flaky import WINDOW
 from ..report.history_view import history_json, render_history
 from ._common import env_option
 
@@ -22,21 +23,31 @@ __all__ = ["history_command"]
 @env_option("--history-branch", metavar="NAME", help="Read history from this git branch (local or origin's).")
 @env_option("--filter", metavar="GLOB", help="Only evals whose id matches this glob.")
 @click.option(
-    "--last", "last_n", type=click.IntRange(min=1), default=10, show_default=True, help="Runs per trend."
+    "--last",
+    "last_n",
+    type=click.IntRange(min=1),
+    default=None,
+    help=f"Runs per trend [default: 10; {WINDOW} with --flaky, the window verdicts are compared with].",
+)
+@click.option(
+    "--flaky", is_flag=True, help="List only the eval × agent pairs that are flaky on the base branch."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for machines instead of the table.")
 def history_command(
     history_dir: str | None,
     history_branch: str | None,
     filter: str | None,
-    last_n: int,
+    last_n: int | None,
+    flaky: bool,
     as_json: bool,
 ) -> None:
     """Show each eval × agent's recent verdicts: pass-rate trend, agent version changes, cost, stability.
 
-    Stability is ``stable-pass``, ``flaky`` or ``stable-fail`` over the last runs (``insufficient-data``
-    below three runs).
+    Stability is judged on base-branch runs (pull-request runs are left out): ``stable-pass``,
+    ``stable-fail``, ``flaky``, ``regressed at <commit>`` or ``recovered at <commit>``
+    (``insufficient-data`` below three runs), with the pooled trials passed and their 95% interval.
     """
+    window = last_n if last_n is not None else (WINDOW if flaky else 10)
     if history_dir is None and history_branch is None:
         raise UsageError("give --history-dir DIR or --history-branch NAME (for example trialbook-results)")
     store = open_store(
@@ -60,6 +71,7 @@ def history_command(
     for problem in problems:
         click.echo(f"warning: {problem}", err=True)
     if as_json:
-        click.echo(json.dumps(history_json(grouped, last_n=last_n), indent=2, ensure_ascii=False))
+        out = history_json(grouped, last_n=window, flaky=flaky)
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
     else:
-        click.echo(render_history(grouped, last_n=last_n), nl=False)
+        click.echo(render_history(grouped, last_n=window, flaky=flaky), nl=False)

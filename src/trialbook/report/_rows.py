@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..stats import DEFAULT_ALPHA, RegressionTest, regression_test
+from .flaky import Stability, against_window
 
 __all__ = ["BaseResult", "ListedEval", "ReviewRow"]
 
@@ -45,6 +46,9 @@ class ReviewRow:
         duration_s: wall time of the trials, ``None`` when unknown.
         alpha: significance level of the regression flag.
         failures: what went wrong, one line per failed check or agent error, prefixed by the trial.
+        history: how this eval × agent behaved over recent base-branch runs, when history has them.
+        note: what else a reader should know (trials saved by stopping early, assertions that held
+            on an untouched sandbox), or ``""``.
     """
 
     eval_id: str
@@ -57,13 +61,34 @@ class ReviewRow:
     duration_s: float | None
     alpha: float = DEFAULT_ALPHA
     failures: tuple[str, ...] = ()
+    history: Stability | None = None
+    note: str = ""
+
+    @property
+    def compared_with_window(self) -> bool:
+        """Whether the regression test uses the window of base runs (flaky evals) rather than the last."""
+        return self.history is not None and self.history.flakiness == "flaky" and self.history.trials > 0
 
     @property
     def regression(self) -> RegressionTest | None:
-        """The comparison with the base, or ``None`` when there is nothing to compare with."""
+        """The comparison with the base, or ``None`` when there is nothing to compare with.
+
+        A flaky eval is compared with all its recent base-branch trials: its last run alone is one
+        draw of a noisy rate, so a drop from it says little.
+        """
+        if self.history is not None and self.compared_with_window:
+            return against_window(self.history, self.passed, self.trials, alpha=self.alpha)
         if self.base is None or self.base.trials == 0 or self.trials == 0:
             return None
         return regression_test(self.base.passed, self.base.trials, self.passed, self.trials, alpha=self.alpha)
+
+    @property
+    def within_usual_range(self) -> bool:
+        """A failure of a known-flaky eval that the window's own rate explains (not a regression)."""
+        test = self.regression
+        return (
+            self.verdict != "pass" and self.compared_with_window and test is not None and not test.regressed
+        )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
+
+from ..stats import format_rate, rate_json
+from .flaky import MIN_RUNS, Flakiness, is_base_run, stability
 
 __all__ = [
     "MIN_RUNS",
@@ -21,10 +24,6 @@ __all__ = [
     "trend",
     "window",
 ]
-
-Flakiness = Literal["stable-pass", "flaky", "stable-fail", "insufficient-data"]
-MIN_RUNS = 3
-"""Fewer decided runs than this say nothing about stability."""
 
 _SYMBOL = {"pass": "✓", "fail": "✗", "error": "!", "incomplete": "?"}
 _BARS = "▁▂▃▄▅▆▇█"
@@ -41,6 +40,14 @@ class HistoryEntry(Protocol):
     @property
     def pass_rate(self) -> float | None:
         """Share of trials that passed; None when none finished."""
+
+    @property
+    def passed(self) -> int:
+        """Trials that passed."""
+
+    @property
+    def trials(self) -> int:
+        """Trials that ran."""
 
     @property
     def agent_version(self) -> str | None:
@@ -86,16 +93,10 @@ def classify(runs: Sequence[HistoryEntry]) -> Flakiness:
 
     Stable means every trial agreed: all runs passed with every trial passing (``stable-pass``) or
     all failed with no trial passing (``stable-fail``). A run that passed on 2 of 3 trials is flaky
-    even though its verdict was ``pass``.
+    even though its verdict was ``pass``. See :func:`trialbook.report.flaky.stability` for
+    ``regressed`` and ``recovered``.
     """
-    decided = [run for run in runs if run.verdict in ("pass", "fail")]
-    if len(decided) < MIN_RUNS:
-        return "insufficient-data"
-    if all(run.verdict == "pass" and run.pass_rate in (None, 1.0) for run in decided):
-        return "stable-pass"
-    if all(run.verdict == "fail" and run.pass_rate in (None, 0.0) for run in decided):
-        return "stable-fail"
-    return "flaky"
+    return stability(runs).flakiness
 
 
 def _marks(runs: Sequence[HistoryEntry], cell: list[str]) -> str:
@@ -140,12 +141,21 @@ def _cost(runs: Sequence[HistoryEntry]) -> dict[str, Any]:
 
 def _summary(key: tuple[str, str], entries: Sequence[HistoryEntry], last_n: int) -> dict[str, Any]:
     runs = window(entries, last_n)
+    # Stability is judged on the base branch only: a PR's runs test code that was never merged.
+    found = stability([run for run in runs if is_base_run(run)])
     return {
         "id": key[0],
         "agent": key[1],
         "runs_total": len(entries),
         "window": len(runs),
-        "flakiness": classify(runs),
+        "flakiness": found.flakiness,
+        "changed_at": found.changed_at,
+        "stability": found.label,
+        "base_runs": found.runs,
+        "passed": found.passed,
+        "trials": found.trials,
+        **rate_json(found.passed, found.trials),
+        "base_agent_versions": list(found.agent_versions),
         "trend": trend(runs),
         "pass_rate_trend": sparkline(runs),
         "agent_versions": _versions(runs),
@@ -168,10 +178,14 @@ def _summary(key: tuple[str, str], entries: Sequence[HistoryEntry], last_n: int)
 
 
 def history_json(
-    lines_by_key: Mapping[tuple[str, str], Sequence[HistoryEntry]], *, last_n: int = 10
+    lines_by_key: Mapping[tuple[str, str], Sequence[HistoryEntry]], *, last_n: int = 10, flaky: bool = False
 ) -> list[dict[str, Any]]:
-    """One dict per (id, agent), sorted; ``runs`` lists the window oldest first. Unknown stays None."""
-    return [_summary(key, lines_by_key[key], last_n) for key in sorted(lines_by_key)]
+    """One dict per (id, agent), sorted; ``runs`` lists the window oldest first. Unknown stays None.
+
+    With ``flaky`` only the eval × agent pairs classed ``flaky`` are listed.
+    """
+    summaries = [_summary(key, lines_by_key[key], last_n) for key in sorted(lines_by_key)]
+    return [s for s in summaries if s["flakiness"] == "flaky"] if flaky else summaries
 
 
 def _money(cost: Mapping[str, Any]) -> str:
@@ -183,20 +197,33 @@ def _money(cost: Mapping[str, Any]) -> str:
 
 
 def render_history(
-    lines_by_key: Mapping[tuple[str, str], Sequence[HistoryEntry]], *, last_n: int = 10
+    lines_by_key: Mapping[tuple[str, str], Sequence[HistoryEntry]], *, last_n: int = 10, flaky: bool = False
 ) -> str:
-    """A table: trend of verdicts and pass rates (oldest to newest), stability, cost per run, versions."""
-    summaries = history_json(lines_by_key, last_n=last_n)
+    """A table: trend of verdicts and pass rates (oldest to newest), stability, cost per run, versions.
+
+    ``trials passed`` pools the trials of the window's base-branch runs, with its 95% Wilson interval.
+    """
+    summaries = history_json(lines_by_key, last_n=last_n, flaky=flaky)
     if not summaries:
-        return "No history yet.\n"
-    header = ("eval", "agent", f"last {last_n} (old → new)", "pass rate", "stability", "cost/run", "versions")
+        return "No flaky evals in the window.\n" if flaky else "No history yet.\n"
+    header = (
+        "eval",
+        "agent",
+        f"last {last_n} (old → new)",
+        "pass rate",
+        "trials passed",
+        "stability",
+        "cost/run",
+        "versions",
+    )
     rows = [header] + [
         (
             s["id"],
             s["agent"],
             s["trend"],
             s["pass_rate_trend"],
-            s["flakiness"],
+            format_rate(s["passed"], s["trials"]),
+            s["stability"],
             _money(s["cost"]),
             " → ".join(v or "unknown" for v in s["agent_versions"]),
         )

@@ -8,6 +8,22 @@ from ..evidence import SuiteReport
 
 __all__ = ["render_junit"]
 
+_PROPERTIES = (
+    "agent_version",
+    "model",
+    "cost_usd",
+    "verdict",
+    "cached_verdict",
+    "passed",
+    "trials",
+    "pass_rate",
+    "pass_rate_ci95_low",
+    "pass_rate_ci95_high",
+    "saved_trials",
+    "vacuous_held",
+)
+"""Properties copied onto each test case; unknown values (``None``) are left out rather than written."""
+
 
 def render_junit(suite: SuiteReport) -> str:
     """One ``testcase`` per eval × agent; failures carry the assertion messages, errors the agent error.
@@ -52,7 +68,7 @@ def render_junit(suite: SuiteReport) -> str:
         elif test.outcome == "skipped":
             ET.SubElement(case, "skipped", {"message": str(test.properties.get("reason", ""))})
         props = ET.SubElement(case, "properties")
-        for key in ("agent_version", "model", "cost_usd", "verdict", "cached_verdict"):
+        for key in _PROPERTIES:
             value = test.properties.get(key)
             if value is not None:  # unknown stays unknown: no value="None"
                 ET.SubElement(props, "property", {"name": key, "value": str(value)})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..stats import REGRESSION_TEST_NAME
+from ..stats import REGRESSION_TEST_NAME, format_rate
 from ._rows import BaseResult, ListedEval, ReviewRow
 
 __all__ = [
@@ -85,12 +85,25 @@ def _base(base: BaseResult | None) -> str:
     return f"{base.passed}/{base.trials} {_text(base.verdict)}{commit}"
 
 
+def _base_cell(row: ReviewRow) -> str:
+    history = row.history
+    if history is not None and row.compared_with_window:
+        return f"flaky: {format_rate(history.passed, history.trials)} over {history.runs} runs"
+    return _base(row.base)
+
+
 def _regression(row: ReviewRow) -> str:
     test = row.regression
     if test is None:
         return "–"
+    if row.within_usual_range:
+        return f"no, within the usual range (p={test.p_value:.3f})"
     flag = "🔻 **regressed**" if test.regressed else "no"
     return f"{flag} (p={test.p_value:.3f})"
+
+
+def _verdict_cell(row: ReviewRow) -> str:
+    return f"{_verdict(row.verdict)} ({_text(row.note)})" if row.note else _verdict(row.verdict)
 
 
 def _order(row: ReviewRow) -> tuple[int, int, str, str]:
@@ -132,9 +145,9 @@ def _table(rows: Sequence[ReviewRow]) -> list[str]:
         cells = [
             _text(row.eval_id),
             _text(row.agent),
-            f"{row.passed}/{row.trials}",
-            _verdict(row.verdict),
-            _base(row.base),
+            format_rate(row.passed, row.trials),
+            _verdict_cell(row),
+            _base_cell(row),
             _regression(row),
             _cost(row.cost_usd),
             _duration(row.duration_s),
@@ -150,6 +163,27 @@ def _total_cost(rows: Sequence[ReviewRow]) -> str:
         return "unknown"
     total = _cost(sum(known))
     return f"{total} (plus {unknown} unknown)" if unknown else total
+
+
+def _unstable(rows: Sequence[ReviewRow]) -> list[str]:
+    shown = [
+        row
+        for row in rows
+        if row.history is not None and row.history.flakiness in ("flaky", "regressed", "recovered")
+    ]
+    if not shown:
+        return []
+    lines = ["", "### Flaky or changed on the base branch", ""]
+    for row in sorted(shown, key=lambda r: (r.eval_id, r.agent)):
+        history = row.history
+        assert history is not None
+        versions = " → ".join(_text(v or "unknown") for v in history.agent_versions)
+        lines.append(
+            f"- {_text(row.eval_id)} × {_text(row.agent)}: {_text(history.label)}, "
+            f"{format_rate(history.passed, history.trials)} trials passed over the last {history.runs} "
+            f"base-branch runs (agent {versions})"
+        )
+    return lines
 
 
 def _listing(heading: str, entries: Sequence[ListedEval]) -> list[str]:
@@ -209,10 +243,21 @@ def render_summary(
         alpha = rows[0].alpha
         lines += [
             "",
+            "Trials passed: the count, then the 95% Wilson interval of the pass rate, the range of rates "
+            "that count is consistent with (2/3 can come from an agent that passes 21% of the time).",
+            "",
             f"Regression: {REGRESSION_TEST_NAME} of this run's trials against the base's last recorded "
             f"result (flagged at p ≤ {alpha:g}). It is exact for the handful of trials an eval runs, where "
             "approximate tests mislead.",
         ]
+        if any(row.compared_with_window for row in rows):
+            lines += [
+                "",
+                "A flaky eval is tested against all its trials over recent base-branch runs instead: "
+                "“within the usual range” means a result this low turns up often enough on the base "
+                f"branch itself (p > {alpha:g}), so it is not a regression.",
+            ]
+    lines += _unstable(rows)
     lines += _failures(rows)
     lines += _listing("Cached (not re-run)", cached)
     lines += _listing("Skipped", skipped)

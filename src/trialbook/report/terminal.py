@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..stats import format_rate
+
 __all__ = ["TableRow", "format_cost", "render_table"]
 
 
@@ -20,6 +22,7 @@ class TableRow:
     cost_usd: float | None
     duration_s: float | None
     cost_estimated: bool = False
+    note: str = ""
 
 
 def format_cost(cost: float | None, *, ran: bool = True, estimated: bool = False) -> str:
@@ -32,16 +35,17 @@ def format_cost(cost: float | None, *, ran: bool = True, estimated: bool = False
 
 
 def render_table(rows: Sequence[TableRow]) -> str:
-    """A plain, aligned table: eval, agent, passed/trials, verdict, cost, duration."""
-    header = ("eval", "agent", "passed", "verdict", "cost", "duration")
+    """A plain, aligned table: eval, agent, passed/trials with its 95% interval, verdict, cost, duration."""
+    header = ("eval", "agent", "passed (95% CI)", "verdict", "cost", "duration", "note")
     body = [
         (
             row.eval_id,
             row.agent,
-            "-" if row.passed is None or row.trials is None else f"{row.passed}/{row.trials}",
+            "-" if row.passed is None or row.trials is None else format_rate(row.passed, row.trials),
             row.verdict,
             format_cost(row.cost_usd, ran=row.passed is not None, estimated=row.cost_estimated),
             "-" if row.duration_s is None else f"{row.duration_s:.1f}s",
+            row.note,
         )
         for row in rows
     ]
@@ -49,5 +53,5 @@ def render_table(rows: Sequence[TableRow]) -> str:
     lines = [
         "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(line)).rstrip() for line in [header, *body]
     ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines.insert(1, "  ".join("-" * w for w in widths).rstrip())
     return "\n".join(lines)

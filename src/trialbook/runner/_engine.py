@@ -71,6 +71,11 @@ class EntryResult:
         return lines
 
     @property
+    def notes(self) -> list[str]:
+        """What a reader should know beyond the counts (see the table's note column)."""
+        return []
+
+    @property
     def cost_usd(self) -> float | None:
         """Known cost of the trials run; ``None`` when any trial's cost is unknown."""
         total = 0.0

@@ -7,10 +7,11 @@ from datetime import UTC, datetime
 
 from .. import __version__
 from ..history import HistoryLine, HistoryStore, format_started_at, parse_started_at
+from ..report.flaky import WINDOW
 from ._engine import EntryResult
 from ._plan import PlanEntry
 
-__all__ = ["base_results", "history_lines", "is_pull_request_line"]
+__all__ = ["base_history", "base_results", "history_lines", "is_pull_request_line"]
 
 
 def is_pull_request_line(line: HistoryLine) -> bool:
@@ -18,20 +19,28 @@ def is_pull_request_line(line: HistoryLine) -> bool:
     return str(line.extra.get("ref", "")).startswith("refs/pull/")
 
 
-def base_results(store: HistoryStore, plan: Sequence[PlanEntry]) -> dict[str, HistoryLine]:
-    """The newest line of each planned eval × agent recorded outside pull requests, by plan key.
+def base_history(
+    store: HistoryStore, plan: Sequence[PlanEntry], *, last_n: int = WINDOW
+) -> dict[str, list[HistoryLine]]:
+    """The last ``last_n`` lines of each planned eval × agent recorded outside pull requests, oldest first.
 
-    That is the base's last result a reviewer compares with: lines from other PRs describe code that
+    That is the base branch's record a reviewer compares with: lines from other PRs describe code that
     was never merged.
     """
-    found: dict[str, HistoryLine] = {}
+    found: dict[str, list[HistoryLine]] = {}
     by_id: dict[str, list[HistoryLine]] = {}
     for entry in plan:
         lines = by_id.setdefault(entry.spec.id, store.read(entry.spec.id))
         candidates = [line for line in lines if line.agent == entry.label and not is_pull_request_line(line)]
         if candidates:
-            found[entry.key] = max(candidates, key=lambda line: parse_started_at(line.started_at))
+            candidates.sort(key=lambda line: parse_started_at(line.started_at))
+            found[entry.key] = candidates[-last_n:]
     return found
+
+
+def base_results(store: HistoryStore, plan: Sequence[PlanEntry]) -> dict[str, HistoryLine]:
+    """The newest base-branch line of each planned eval × agent, by plan key (see :func:`base_history`)."""
+    return {key: lines[-1] for key, lines in base_history(store, plan, last_n=1).items()}
 
 
 def history_lines(

@@ -5,13 +5,51 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..report._rows import BaseResult, ListedEval, ReviewRow
+from ..report.flaky import Stability, stability
 from ..report.suite_view import Review
 from ..report.terminal import TableRow
+from ._engine import EntryResult
 from ._run import RunReport
 
-__all__ = ["BaseLookup", "Review", "review_of", "table_rows"]
+__all__ = ["BaseLookup", "Review", "review_of", "table_rows", "terminal_note"]
 
 BaseLookup = Callable[[str, str], BaseResult | None]
+
+
+def _history(report: RunReport, key: str) -> Stability | None:
+    window = report.base_windows.get(key)
+    return stability(window) if window else None
+
+
+def _row(report: RunReport, result: EntryResult, base: BaseLookup | None) -> ReviewRow:
+    entry = result.entry
+    return ReviewRow(
+        eval_id=entry.spec.id,
+        agent=entry.label,
+        passed=result.passed,
+        trials=len(result.outcomes),
+        verdict=result.verdict,
+        base=base(entry.spec.id, entry.label) if base else None,
+        cost_usd=result.cost_usd,
+        duration_s=result.duration_s,
+        failures=tuple(result.failures),
+        history=_history(report, entry.key),
+        note="; ".join(result.notes),
+    )
+
+
+def terminal_note(row: ReviewRow) -> str:
+    """The table's note: the row's own note, then how it compares with the flaky eval's base window."""
+    parts = [row.note] if row.note else []
+    history, test = row.history, row.regression
+    if history is not None and row.compared_with_window and test is not None and row.verdict != "pass":
+        usual = f"{history.passed}/{history.trials} over {history.runs} base runs"
+        parts.append(
+            f"within the usual range of a flaky eval ({usual}, p={test.p_value:.2f})"
+            if not test.regressed
+            else f"regressed against a flaky eval's {usual} (p={test.p_value:.3f})"
+        )
+    return "; ".join(parts)
 
 
 def review_of(report: RunReport, base: BaseLookup | None = None) -> Review:
@@ -21,19 +59,7 @@ def review_of(report: RunReport, base: BaseLookup | None = None) -> Review:
     for result in report.results:
         entry = result.entry
         if result.outcomes:
-            rows.append(
-                ReviewRow(
-                    eval_id=entry.spec.id,
-                    agent=entry.label,
-                    passed=result.passed,
-                    trials=len(result.outcomes),
-                    verdict=result.verdict,
-                    base=base(entry.spec.id, entry.label) if base else None,
-                    cost_usd=result.cost_usd,
-                    duration_s=result.duration_s,
-                    failures=tuple(result.failures),
-                )
-            )
+            rows.append(_row(report, result, base))
         if result.unstarted:
             unstarted.append(
                 ListedEval(
@@ -72,6 +98,7 @@ def table_rows(report: RunReport) -> list[TableRow]:
                     cost_usd=result.cost_usd,
                     duration_s=result.duration_s,
                     cost_estimated=result.cost_estimated,
+                    note=terminal_note(_row(report, result, None)),
                 )
             )
         else:

@@ -19,7 +19,7 @@ from ._engine import EntryResult, run_plan
 from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._folder import StagedFolder, check_owned, ownership_problem, stage
 from ._guards import refusals, refuse_or_check
-from ._history import base_results
+from ._history import base_history
 from ._ledger import BudgetLedger
 from ._options import RunOptions
 from ._outputs import write_json
@@ -57,6 +57,7 @@ class RunReport:
     base_lines: dict[str, HistoryLine] = field(default_factory=dict)
     refusals: list[str] = field(default_factory=list)
     """For a dry run: every reason the real run would refuse to start (it then exits 2)."""
+    base_windows: dict[str, list[HistoryLine]] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -148,7 +149,8 @@ def _plan(
     report = RunReport(plan=plan, dry_run=options.dry_run, history=store)
     if store is not None and not options.dry_run:
         # Read before this run appends: the comparison is with what came before it.
-        report.base_lines = base_results(store, [entry for entry in plan if entry.action == "run"])
+        report.base_windows = base_history(store, [entry for entry in plan if entry.action == "run"])
+        report.base_lines = {key: lines[-1] for key, lines in report.base_windows.items()}
     return report
 
 

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 from .. import __version__
 from ..evidence import ExecutionRecord, JsonValue, Outcome, SuiteMetadata, SuiteReport, TestReport
+from ..stats import rate_json
 from ._engine import EntryResult
 from ._plan import PlanEntry
 
@@ -57,7 +58,7 @@ def _ran(result: EntryResult) -> TestReport:
         {
             "trials": len(result.outcomes),
             "passed": result.passed,
-            "pass_rate": result.passed / len(result.outcomes) if result.outcomes else None,
+            **rate_json(result.passed, len(result.outcomes)),
             "unstarted_trials": result.unstarted,
             "verdict": result.verdict,
             "cost_usd": result.cost_usd,
