@@ -58,6 +58,14 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
             f"\nbudget of ${options.budget_usd} spent (${ledger.spent_usd:.4f}): "
             f"{plural(unstarted, 'trial')} not started"
         )
+    saved = sum(result.saved for result in report.results)
+    if saved:
+        adaptive = sum(1 for result in report.results if result.entry.spec.min_trials is not None)
+        planned = sum(result.planned for result in report.results if result.entry.spec.min_trials is not None)
+        click.echo(
+            f"\nadaptive trials: {saved} of {planned} planned trials not needed "
+            f"({adaptive} eval × agent pair(s) stopped once their verdict was decided)"
+        )
     kept = [o.sandbox_path for r in report.results for o in r.outcomes if o.sandbox_path is not None]
     if kept:
         click.echo("\nkept sandboxes:\n" + "\n".join(f"  {path}" for path in kept))

@@ -40,6 +40,7 @@ def run_options(params: Mapping[str, Any]) -> RunOptions:
         paths=paths,
         agents=tuple(params["agent"]),
         trials=params["trials"],
+        adaptive=params["adaptive"],
         concurrency=params["concurrency"],
         budget_usd=params["budget_usd"],
         force=params["force"],
@@ -70,6 +71,12 @@ def run_parameters(command: F) -> F:
             help="Run only this agent (repeatable); one the eval does not list runs with default options.",
         ),
         env_option("--trials", type=click.IntRange(min=1), help="Override every eval's number of trials."),
+        env_option(
+            "--adaptive",
+            is_flag=True,
+            help="Run trials in waves and stop each eval × agent once its verdict is decided "
+            "(at least 3 trials unless the eval sets trials: {min: M}).",
+        ),
         env_option(
             "--concurrency",
             type=click.IntRange(min=1),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..evidence import JsonValue, SuiteReport
@@ -26,6 +27,15 @@ def _int(value: JsonValue) -> int:
 
 def _float(value: JsonValue) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _note(props: Mapping[str, JsonValue]) -> str:
+    saved = _int(props.get("saved_trials", 0))
+    if not saved:
+        return ""
+    planned = _int(props.get("planned_trials", 0))
+    ran = _int(props.get("trials", 0))
+    return f"decided after {ran} of {planned} trials, {saved} saved"
 
 
 def review_from_suite(suite: SuiteReport) -> Review:
@@ -53,6 +63,7 @@ def review_from_suite(suite: SuiteReport) -> Review:
                 cost_usd=_float(props.get("cost_usd")),
                 duration_s=test.duration_s,
                 failures=test.assertion_errors,
+                note=_note(props),
             )
         )
         unstarted = _int(props.get("unstarted_trials", 0))

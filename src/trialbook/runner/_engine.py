@@ -11,11 +11,13 @@ from pathlib import Path
 from ..masking import Masker
 from ..sandbox import ShimConfig
 from ..spec import EvalSpec, render_options, render_prompt
+from ..stats import EarlyVerdict, early_verdict
 from ..verdict import Verdict, eval_verdict
 from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._ledger import BudgetLedger
 from ._plan import AgentPool, PlanEntry
 from ._trial import TrialOutcome, TrialRequest, run_trial
+from ._waves import Waves
 
 __all__ = ["EntryResult", "run_plan"]
 
@@ -27,12 +29,34 @@ class EntryResult:
     entry: PlanEntry
     outcomes: list[TrialOutcome] = field(default_factory=list)
     unstarted: int = 0
+    saved: int = 0
+    """Trials adaptive trials did not start because the verdict was already decided."""
+    decided: EarlyVerdict | None = None
     started_at: float = field(default_factory=time.time)
 
     @property
     def planned(self) -> int:
-        """Trials the eval asks for."""
+        """Trials the eval asks for (its maximum, for adaptive trials)."""
         return self.entry.spec.trials
+
+    @property
+    def min_trials(self) -> int | None:
+        """The first wave of adaptive trials; ``None`` when every trial runs."""
+        return self.entry.spec.min_trials
+
+    @property
+    def settled(self) -> int:
+        """Trials that finished, were left unstarted by the budget, or were saved."""
+        return len(self.outcomes) + self.unstarted + self.saved
+
+    def decide(self) -> EarlyVerdict | None:
+        """Whether adaptive trials may stop here: the verdict, once decided (see ``early_verdict``)."""
+        least = self.entry.spec.min_trials
+        if self.decided is None and least is not None and len(self.outcomes) >= least and not self.unstarted:
+            self.decided = early_verdict(
+                self.passed, len(self.outcomes), self.planned, self.entry.spec.pass_rate
+            )
+        return self.decided
 
     @property
     def passed(self) -> int:
@@ -46,7 +70,7 @@ class EntryResult:
         return eval_verdict(
             [o.result for o in ordered],
             [o.passed for o in ordered],
-            planned=self.planned,
+            planned=self.planned - self.saved,
             threshold=self.entry.spec.pass_rate,
         )
 
@@ -73,7 +97,10 @@ class EntryResult:
     @property
     def notes(self) -> list[str]:
         """What a reader should know beyond the counts (see the table's note column)."""
-        return []
+        if not self.saved:
+            return []
+        ran = len(self.outcomes)
+        return [f"decided after {ran} of {self.planned} trials, {self.saved} saved"]
 
     @property
     def cost_usd(self) -> float | None:
@@ -168,7 +195,9 @@ async def run_plan(
     """Run every ``run`` entry's trials, at most ``concurrency`` at once, until the budget is spent.
 
     Trials are interleaved across entries (trial 1 of every eval first) so a budget stop leaves each
-    eval with some evidence rather than starving the evals that come last.
+    eval with some evidence rather than starving the evals that come last. An entry with adaptive trials
+    (``min_trials``) runs in waves of ``min_trials``: a wave starts only once the one before it has
+    finished, and not at all when the trials so far already decide the verdict.
     """
     ledger = BudgetLedger(budget_usd)
     results = [EntryResult(entry) for entry in plan if entry.action == "run"]
@@ -184,7 +213,19 @@ async def run_plan(
     semaphore = asyncio.Semaphore(max(1, concurrency))
     counters = {"running": 0, "done": 0, "remaining": total}
 
+    waves = Waves(results)
+
     async def one(result: EntryResult, request: TrialRequest) -> None:
+        try:
+            if await waves.needed(result, request.trial):
+                await run_one(result, request)
+            else:
+                counters["remaining"] -= 1
+        finally:
+            # Whatever happened to the trial, the next wave may now look.
+            await waves.settled(result)
+
+    async def run_one(result: EntryResult, request: TrialRequest) -> None:
         async with semaphore:
             counters["remaining"] -= 1
             if ledger.exhausted:

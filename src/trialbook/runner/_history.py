@@ -91,4 +91,6 @@ def _extra(result: EntryResult, context: Mapping[str, str]) -> dict[str, object]
     extra: dict[str, object] = dict(context)
     if result.unstarted:
         extra["unstarted_trials"] = result.unstarted
+    if result.saved:
+        extra["saved_trials"] = result.saved
     return extra

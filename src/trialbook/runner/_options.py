@@ -21,6 +21,7 @@ class RunOptions:
     paths: tuple[Path, ...] = (Path("evals"),)
     agents: tuple[str, ...] = ()
     trials: int | None = None
+    adaptive: bool = False
     concurrency: int = 4
     budget_usd: float | None = None
     force: bool = False

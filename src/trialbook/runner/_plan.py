@@ -14,7 +14,10 @@ from ..hashing import canonical_json, tagged_sha256
 from ..select import cache_decision, shard_of, tree_hash
 from ..spec import EvalSpec, RenderedPrompt, cache_material, render_options, render_prompt, secret_marker
 
-__all__ = ["Action", "AgentPool", "PlanEntry", "agent_label", "build_plan"]
+__all__ = ["ADAPTIVE_MIN_TRIALS", "Action", "AgentPool", "PlanEntry", "agent_label", "build_plan"]
+
+ADAPTIVE_MIN_TRIALS = 3
+"""The first wave of ``--adaptive`` for evals that name no minimum: fewer says too little to stop on."""
 
 Action = Literal["run", "cached", "unchanged", "filtered"]
 
@@ -104,6 +107,18 @@ def rendered_for_plan(spec: EvalSpec, environ: Mapping[str, str]) -> RenderedPro
     return render_prompt(spec, values)
 
 
+def _effective_trials(spec: EvalSpec, trials: int | None, adaptive: bool) -> EvalSpec:
+    most = spec.trials if trials is None else trials
+    least = spec.min_trials
+    if least is None and adaptive:
+        least = ADAPTIVE_MIN_TRIALS
+    if least is not None:
+        least = min(least, most)
+    if (most, least) == (spec.trials, spec.min_trials):
+        return spec
+    return replace(spec, trials=most, min_trials=least)
+
+
 def build_plan(
     specs: Sequence[EvalSpec],
     *,
@@ -113,6 +128,7 @@ def build_plan(
     name_filter: str | None = None,
     shard: tuple[int, int] | None = None,
     trials: int | None = None,
+    adaptive: bool = False,
     last_run: LastLookup | None = None,
     force: bool = False,
     changed: Mapping[str, str] | None = None,
@@ -122,11 +138,13 @@ def build_plan(
 
     ``unchanged`` maps eval ids to the reason they are left out of a changed-only run. Filtered and
     unchanged pairs are still listed (with their reason) so ``--dry-run`` and summaries can show them.
+    ``trials`` overrides every eval's maximum; ``adaptive`` gives evals without ``trials: {min: ...}`` a
+    minimum of :data:`ADAPTIVE_MIN_TRIALS`.
     """
     entries: list[PlanEntry] = []
     template_hashes: dict[str, str | None] = {}
     for spec in specs:
-        effective = replace(spec, trials=trials) if trials is not None else spec
+        effective = _effective_trials(spec, trials, adaptive)
         rendered = rendered_for_plan(effective, environ)
         prompt_hash = tagged_sha256(rendered.for_hash.encode("utf-8"))
         for agent_spec, label in _select_agents(effective, agents):

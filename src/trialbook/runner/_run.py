@@ -141,6 +141,7 @@ def _plan(
         name_filter=options.filter,
         shard=options.shard,
         trials=options.trials,
+        adaptive=options.adaptive,
         last_run=store.latest if store is not None else None,
         force=options.force,
         changed=changed,

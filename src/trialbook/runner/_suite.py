@@ -35,6 +35,7 @@ def _properties(entry: PlanEntry) -> dict[str, JsonValue]:
         "model": entry.model,
         "threshold": entry.spec.pass_rate,
         "planned_trials": entry.spec.trials,
+        "min_trials": entry.spec.min_trials,
         "cache_key": entry.cache_key,
         "prompt_sha256": entry.prompt_sha256,
         "eval_file": str(entry.spec.source),
@@ -60,6 +61,7 @@ def _ran(result: EntryResult) -> TestReport:
             "passed": result.passed,
             **rate_json(result.passed, len(result.outcomes)),
             "unstarted_trials": result.unstarted,
+            "saved_trials": result.saved,
             "verdict": result.verdict,
             "cost_usd": result.cost_usd,
         }

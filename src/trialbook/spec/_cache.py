@@ -73,4 +73,6 @@ def cache_material(
         "pass_rate": spec.pass_rate,
         "timeout_s": spec.timeout_s,
         "max_cost_usd": spec.max_cost_usd,
+        # Only when set, so evals with a plain trial count keep the keys they had.
+        **({"min_trials": spec.min_trials} if spec.min_trials is not None else {}),
     }

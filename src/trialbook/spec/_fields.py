@@ -78,8 +78,22 @@ FIELDS: tuple[FieldDoc, ...] = (
     ),
     FieldDoc(
         "trials",
-        {"type": "integer", "minimum": 1, "default": 1},
-        "How many times each agent runs the prompt.",
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 1},
+                {
+                    "type": "object",
+                    "required": ["max"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "max": {"type": "integer", "minimum": 1},
+                        "min": {"type": "integer", "minimum": 1, "default": 1},
+                    },
+                },
+            ],
+            "default": 1,
+        },
+        "How many times each agent runs the prompt; {max, min} stops early once the verdict is decided.",
         "trials: 3",
     ),
     FieldDoc(

@@ -47,6 +47,7 @@ class EvalSpec:
     agents: tuple[AgentSpec, ...] = ()
     trials: int = 1
     pass_rate: float = 1.0
+    min_trials: int | None = None
     template: Path | None = None
     shims: tuple[ShimSpec, ...] = ()
     assertions: tuple[Assertion, ...] = ()

@@ -33,6 +33,7 @@ class _EvalReader:
         self.params: dict[str, str] | None = {}
         self.agents: tuple[AgentSpec, ...] | None = None
         self.trials: int | None = 1
+        self.min_trials: int | None = None
         self.pass_rate: float | None = 1.0
         self.template: Path | None = None
         self.shims: tuple[ShimSpec, ...] | None = ()
@@ -74,7 +75,25 @@ class _EvalReader:
         self.agents = read_agents(node, self.ctx)
 
     def read_trials(self, node: Node) -> None:
-        self.trials = self.ctx.read.integer(node, "trials", _EXAMPLE["trials"], minimum=1)
+        if node.mapping is None:
+            self.trials = self.ctx.read.integer(node, "trials", _EXAMPLE["trials"], minimum=1)
+            return
+        # Adaptive trials: run at least min, at most max, and stop once the verdict is decided.
+        entries = node.mapping
+        example = "trials: {max: 10, min: 3}"
+        self.ctx.read.only_keys(entries, "trials", ("max", "min"))
+        if "max" not in entries:
+            self.ctx.problems.add(node.line, "trials.max", "is missing", f"write e.g. {example}")
+            self.trials = None
+            return
+        self.trials = self.ctx.read.integer(entries["max"], "trials.max", example, minimum=1)
+        low = entries.get("min")
+        self.min_trials = 1 if low is None else self.ctx.read.integer(low, "trials.min", example, minimum=1)
+        if self.trials is not None and self.min_trials is not None and self.min_trials > self.trials:
+            assert low is not None
+            fix = f"make min at most max, e.g. trials: {{max: {self.trials}, min: {self.trials}}}"
+            self.ctx.problems.add(low.line, "trials.min", f"{self.min_trials} is more than max", fix)
+            self.trials = None
 
     def read_pass_rate(self, node: Node) -> None:
         rate = self.ctx.read.number(node, "pass_rate", _EXAMPLE["pass_rate"])
@@ -198,6 +217,7 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         secrets=ctx.secrets,
         agents=r.agents,
         trials=r.trials,
+        min_trials=r.min_trials,
         pass_rate=r.pass_rate,
         template=r.template,
         shims=r.shims,
