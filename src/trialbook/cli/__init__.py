@@ -15,6 +15,7 @@ from .list_cmd import list_command
 from .report_cmd import report_command
 from .schema_cmd import schema_command
 from .validate_cmd import validate_command
+from .view_cmd import view_command
 
 __all__ = ["cli", "main"]
 
@@ -35,6 +36,7 @@ for _command in (
     ci_command,
     agents_command,
     report_command,
+    view_command,
     init_command,
     schema_command,
 ):

@@ -15,7 +15,32 @@ from ..report.flaky import WINDOW
 from ..report.history_view import history_json, render_history
 from ._common import env_option
 
-__all__ = ["history_command"]
+__all__ = ["history_command", "read_history"]
+
+
+def read_history(
+    history_dir: str | None, history_branch: str | None, filter: str | None = None
+) -> tuple[dict[tuple[str, str], list[HistoryLine]], Sequence[str]]:
+    """Every history line per (eval id, agent), with the store's problems (unreadable lines) beside."""
+    store = open_store(
+        history_dir=Path(history_dir) if history_dir else None,
+        history_branch=history_branch,
+        repo_path=Path(),
+        push=False,
+        token=None,
+    )
+    assert store is not None
+    try:
+        grouped: dict[tuple[str, str], list[HistoryLine]] = {}
+        for eval_id in store.ids():
+            if filter is not None and not fnmatch.fnmatch(eval_id, filter):
+                continue
+            for line in store.read(eval_id):
+                grouped.setdefault((line.id, line.agent), []).append(line)
+        problems: Sequence[str] = store.problems
+    finally:
+        store.close()
+    return grouped, problems
 
 
 @click.command("history")
@@ -50,24 +75,7 @@ def history_command(
     window = last_n if last_n is not None else (WINDOW if flaky else 10)
     if history_dir is None and history_branch is None:
         raise UsageError("give --history-dir DIR or --history-branch NAME (for example trialbook-results)")
-    store = open_store(
-        history_dir=Path(history_dir) if history_dir else None,
-        history_branch=history_branch,
-        repo_path=Path(),
-        push=False,
-        token=None,
-    )
-    assert store is not None
-    try:
-        grouped: dict[tuple[str, str], list[HistoryLine]] = {}
-        for eval_id in store.ids():
-            if filter is not None and not fnmatch.fnmatch(eval_id, filter):
-                continue
-            for line in store.read(eval_id):
-                grouped.setdefault((line.id, line.agent), []).append(line)
-        problems: Sequence[str] = store.problems
-    finally:
-        store.close()
+    grouped, problems = read_history(history_dir, history_branch, filter)
     for problem in problems:
         click.echo(f"warning: {problem}", err=True)
     if as_json:

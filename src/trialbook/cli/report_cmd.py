@@ -1,4 +1,4 @@
-"""``trialbook report``: render a saved suite.json as Markdown or JUnit XML."""
+"""``trialbook report``: render a saved run as Markdown, JUnit XML or the self-contained HTML viewer."""
 
 from __future__ import annotations
 
@@ -7,21 +7,54 @@ from pathlib import Path
 import click
 
 from ..evidence import load_suite
+from ..fsutil import atomic_write_text
+from ..report.html import render_html
 from ..report.junit import render_junit
 from ..report.markdown import render_summary
 from ..report.suite_view import review_from_suite
+from ..report.viewer_load import load_run, locate_run
+from ._viewer import history_options, history_summaries
 
 __all__ = ["report_command"]
 
 
 @click.command("report")
-@click.argument("suite", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("run", required=False, type=click.Path(exists=True, path_type=Path), metavar="[RUN]")
 @click.option(
     "--format", "fmt", type=click.Choice(["markdown", "junit"]), default="markdown", show_default=True
 )
-def report_command(suite: Path, fmt: str) -> None:
-    """Render SUITE (a schema-4.0 suite.json) as a Markdown summary or JUnit XML."""
-    report = load_suite(suite)
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write the self-contained HTML viewer to FILE instead of printing.",
+)
+@history_options
+def report_command(
+    run: Path | None,
+    fmt: str,
+    html_file: Path | None,
+    history_dir: str | None,
+    history_branch: str | None,
+    last_n: int,
+) -> None:
+    """Render RUN (a suite.json, a run or results folder; default: the latest run) for reading.
+
+    Markdown and JUnit XML print to stdout. --html writes one HTML file with inline CSS and script that
+    fetches nothing and opens from file://; with history options it adds pass-rate and cost trends.
+    """
+    suite_path = locate_run(run, Path.cwd())
+    if html_file is not None:
+        data = load_run(suite_path)
+        history = history_summaries(history_dir, history_branch, last_n)
+        page = render_html(
+            data, link_base=html_file.absolute().parent, history=history, history_window=last_n
+        )
+        atomic_write_text(html_file, page)
+        click.echo(f"wrote {html_file} ({len(page.encode('utf-8')):,} bytes)")
+        return
+    report = load_suite(suite_path)
     if fmt == "junit":
         click.echo(render_junit(report), nl=False)
         return

@@ -14,8 +14,9 @@ from ..assertions import Assertion, Call, evaluate_all
 from ..evidence import AgentResult, AssertionRecord
 from ..masking import Masker
 from ..sandbox import ShimConfig, create_sandbox
+from ..sandbox._changes import CHANGES_FILE, record_changes
 from ..verdict import trial_passed
-from ._outputs import write_trial_files
+from ._outputs import write_json, write_trial_files
 
 __all__ = ["TrialOutcome", "TrialRequest", "run_trial"]
 
@@ -127,6 +128,8 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         # Snapshot the log now: commands that checks run later go through the shims too, but they are
         # not the agent's calls.
         agent_calls = sandbox.call_log.read_bytes() if sandbox.call_log.exists() else b""
+        # Likewise the file changes: what the agent left behind, before checks run their own commands.
+        changes = await asyncio.to_thread(record_changes, request.template, sandbox.workdir, masker)
         finished = sandbox.finished(result)
         if finished.call_log_problems:
             # A torn or unreadable call-log line means the record of what the agent ran is incomplete.
@@ -137,6 +140,7 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         calls = tuple(finished.calls)
         passed = trial_passed(result, [record.passed for record in records])
         await asyncio.to_thread(write_trial_files, request.folder, result, records, agent_calls, masker)
+        await asyncio.to_thread(write_json, request.folder / CHANGES_FILE, changes, masker)
     finally:
         closed = await asyncio.to_thread(sandbox.close, keep=request.keep_sandbox)
         kept = closed if request.keep_sandbox else None
