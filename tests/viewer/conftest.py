@@ -161,8 +161,10 @@ def history_run(tmp_path_factory: pytest.TempPathFactory) -> HistoryRun:
     return HistoryRun(results=results, history=history)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    # Module scope, not session: Playwright's sync API keeps an event loop running in this thread while
+    # it lives, and the other tests of an xdist worker call asyncio.run().
     executable = ensure_chromium()
     with sync_playwright() as playwright:
         yield _launch(playwright, executable)
