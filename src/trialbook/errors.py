@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 __all__ = [
+    "BudgetForecastError",
     "ConfigError",
     "ExitCode",
     "RefusedRunError",
@@ -57,3 +58,9 @@ class RunAbortedError(TrialbookError):
     """The run could not go on (a file-system error writing results or preparing a sandbox)."""
 
     exit_code = ExitCode.FAILED
+
+
+class BudgetForecastError(TrialbookError):
+    """``--budget-strict``: the forecast from history is above ``--budget-usd``, so nothing was started."""
+
+    exit_code = ExitCode.BUDGET

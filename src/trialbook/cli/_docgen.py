@@ -22,7 +22,8 @@ Every option of `eval` can also be set with an environment variable `TRIALBOOK_<
 `TRIALBOOK_CONCURRENCY=8` or `TRIALBOOK_BUDGET_USD=5`.
 
 Exit codes: `0` every selected eval passed (cached ones included), `1` an eval failed or errored,
-`2` bad input or a refused run, `3` the budget stopped the run before every selected trial ran.
+`2` bad input or a refused run, `3` the budget stopped the run before every selected trial ran
+(or, with `--budget-strict`, the forecast was above `--budget-usd` and nothing started).
 """
 
 

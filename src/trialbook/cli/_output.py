@@ -25,6 +25,10 @@ def render_plan(report: RunReport) -> str:
     trials = sum(e.spec.trials for e in report.plan if e.action == "run")
     pairs = plural(runnable, "eval × agent pair")
     lines.append(f"{pairs} to run ({plural(trials, 'trial')}), {len(report.plan) - runnable} not run")
+    if report.forecast is not None and runnable:
+        lines.append(report.forecast.describe())
+    if report.over_budget:
+        lines.append(f"warning: {report.over_budget}")
     return "\n".join(lines)
 
 

@@ -43,6 +43,7 @@ def run_options(params: Mapping[str, Any]) -> RunOptions:
         adaptive=params["adaptive"],
         concurrency=params["concurrency"],
         budget_usd=params["budget_usd"],
+        budget_strict=params["budget_strict"],
         force=params["force"],
         changed=params["changed"],
         base=params["base"],
@@ -88,6 +89,11 @@ def run_parameters(command: F) -> F:
             "--budget-usd",
             type=click.FloatRange(min=0),
             help="Stop starting new trials once this much has been spent.",
+        ),
+        env_option(
+            "--budget-strict",
+            is_flag=True,
+            help="Exit 3 before any trial when the forecast from history is above --budget-usd.",
         ),
         env_option("--force", is_flag=True, help="Run evals even when history says the result is cached."),
         env_option(
@@ -143,9 +149,12 @@ def eval_command(**params: Any) -> None:
     """Run eval files (or every eval under folders) through their agents and check the results.
 
     Exit codes: 0 every selected eval passed (cached ones included), 1 an eval failed or errored,
-    2 bad input or a refused run, 3 the budget stopped the run before every selected trial ran.
+    2 bad input or a refused run, 3 the budget stopped the run before every selected trial ran (or, with
+    --budget-strict, the forecast was above --budget-usd and nothing started).
     """
     options = run_options(params)
-    report = run(options, TerminalProgress())
+    report = run(
+        options, TerminalProgress(), notice=lambda text: click.echo(text, err=text.startswith("warning"))
+    )
     code = emit_report(report, options)
     raise SystemExit(code)

@@ -126,7 +126,7 @@ def run_ci(environ: Mapping[str, str], inputs: CiInputs, sink: ProgressSink | No
         repo=env.workspace or Path(),
         environ=environ,
     )
-    report = run(options, sink)
+    report = run(options, sink, notice=lambda text: print(text, flush=True))
     outcome = CiOutcome(exit_code=report.exit_code, reason=plan.reason, report=report, options=options)
     bases = _base_lookup(report)
     review = review_of(report, base=lambda eval_id, label: bases.get((eval_id, label)))

@@ -65,7 +65,8 @@ def _cost(value: float | None) -> str:
     return f"${value:.2f}"
 
 
-def _duration(seconds: float | None) -> str:
+def format_duration(seconds: float | None) -> str:
+    """``4.2s``, ``42s``, ``3m 05s``, ``1h 02m``; ``unknown`` for ``None``."""
     if seconds is None:
         return "unknown"
     whole = round(seconds)
@@ -76,6 +77,9 @@ def _duration(seconds: float | None) -> str:
         return f"{minutes}m {secs:02d}s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours}h {minutes:02d}m"
+
+
+_duration = format_duration
 
 
 def _base(base: BaseResult | None) -> str:

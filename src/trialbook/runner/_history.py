@@ -11,12 +11,34 @@ from ..report.flaky import WINDOW
 from ._engine import EntryResult
 from ._plan import PlanEntry
 
-__all__ = ["base_history", "base_results", "history_lines", "is_pull_request_line"]
+__all__ = ["base_history", "base_results", "history_lines", "is_pull_request_line", "recent_lines"]
 
 
 def is_pull_request_line(line: HistoryLine) -> bool:
     """Whether a line was recorded by a pull request run (whose code was not merged)."""
     return str(line.extra.get("ref", "")).startswith("refs/pull/")
+
+
+def recent_lines(
+    store: HistoryStore, plan: Sequence[PlanEntry], *, last_n: int = WINDOW, base_only: bool = False
+) -> dict[str, list[HistoryLine]]:
+    """The last ``last_n`` lines of each planned eval × agent, oldest first, by plan key.
+
+    With ``base_only``, lines recorded by pull requests are left out.
+    """
+    found: dict[str, list[HistoryLine]] = {}
+    by_id: dict[str, list[HistoryLine]] = {}
+    for entry in plan:
+        lines = by_id.setdefault(entry.spec.id, store.read(entry.spec.id))
+        candidates = [
+            line
+            for line in lines
+            if line.agent == entry.label and not (base_only and is_pull_request_line(line))
+        ]
+        if candidates:
+            candidates.sort(key=lambda line: parse_started_at(line.started_at))
+            found[entry.key] = candidates[-last_n:]
+    return found
 
 
 def base_history(
@@ -27,15 +49,7 @@ def base_history(
     That is the base branch's record a reviewer compares with: lines from other PRs describe code that
     was never merged.
     """
-    found: dict[str, list[HistoryLine]] = {}
-    by_id: dict[str, list[HistoryLine]] = {}
-    for entry in plan:
-        lines = by_id.setdefault(entry.spec.id, store.read(entry.spec.id))
-        candidates = [line for line in lines if line.agent == entry.label and not is_pull_request_line(line)]
-        if candidates:
-            candidates.sort(key=lambda line: parse_started_at(line.started_at))
-            found[entry.key] = candidates[-last_n:]
-    return found
+    return recent_lines(store, plan, last_n=last_n, base_only=True)
 
 
 def base_results(store: HistoryStore, plan: Sequence[PlanEntry]) -> dict[str, HistoryLine]:

@@ -24,6 +24,7 @@ class RunOptions:
     adaptive: bool = False
     concurrency: int = 4
     budget_usd: float | None = None
+    budget_strict: bool = False
     force: bool = False
     changed: bool = False
     base: str = "origin/main"

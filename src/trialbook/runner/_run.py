@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..agents import known_agent_names
-from ..errors import ExitCode, RunAbortedError, UsageError
+from ..errors import BudgetForecastError, ExitCode, RunAbortedError, UsageError
 from ..evidence import SuiteReport, suite_to_json
 from ..history import HistoryLine, HistoryStore, open_store
 from ..masking import Masker
@@ -18,8 +19,9 @@ from ..spec import EvalSpec, load_evals
 from ._engine import EntryResult, run_plan
 from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._folder import StagedFolder, check_owned, ownership_problem, stage
+from ._forecast import Forecast, forecast
 from ._guards import refusals, refuse_or_check
-from ._history import base_history
+from ._history import base_history, recent_lines
 from ._ledger import BudgetLedger
 from ._options import RunOptions
 from ._outputs import write_json
@@ -58,6 +60,10 @@ class RunReport:
     refusals: list[str] = field(default_factory=list)
     """For a dry run: every reason the real run would refuse to start (it then exits 2)."""
     base_windows: dict[str, list[HistoryLine]] = field(default_factory=dict)
+    forecast: Forecast | None = None
+    """Expected cost and wall time of the ``run`` entries, from history (``unknown`` without it)."""
+    over_budget: str | None = None
+    """Why the forecast is above ``--budget-usd``, when it is."""
 
     @property
     def exit_code(self) -> int:
@@ -85,11 +91,14 @@ def load_specs(options: RunOptions) -> list[EvalSpec]:
     return specs
 
 
-def run(options: RunOptions, sink: ProgressSink | None = None) -> RunReport:
+def run(
+    options: RunOptions, sink: ProgressSink | None = None, notice: Callable[[str], None] | None = None
+) -> RunReport:
     """Load, plan and run evals as ``options`` say; write the results folder and history; report.
 
-    Raises :class:`~trialbook.errors.TrialbookError` subclasses for bad input and refused runs, before any
-    trial starts.
+    ``notice`` receives what a front end shows before the first trial: the forecast, and a warning when
+    it is above the budget. Raises :class:`~trialbook.errors.TrialbookError` subclasses for bad input
+    and refused runs (and, with ``budget_strict``, a forecast above the budget), before any trial starts.
     """
     started = time.time()
     specs = load_specs(options)
@@ -112,6 +121,12 @@ def run(options: RunOptions, sink: ProgressSink | None = None) -> RunReport:
             report.refusals = ([owner] if owner else []) + refusals(options, runnable, pool)
             return report
         check_owned(options.results_dir, "--results-dir")
+        if report.over_budget and options.budget_strict:
+            raise BudgetForecastError(f"{report.over_budget}; --budget-strict: no trial was started")
+        if notice is not None and runnable and report.forecast is not None:
+            notice(report.forecast.describe())
+            if report.over_budget:
+                notice(f"warning: {report.over_budget}")
         if runnable:
             refuse_or_check(options, runnable, pool)
         _execute(report, options, pool, secret_values, sink or SilentSink(), started)
@@ -148,11 +163,25 @@ def _plan(
         unchanged=unchanged,
     )
     report = RunReport(plan=plan, dry_run=options.dry_run, history=store)
+    runnable = [entry for entry in plan if entry.action == "run"]
+    recent = recent_lines(store, runnable) if store is not None else {}
+    report.forecast = forecast(runnable, recent, concurrency=options.concurrency)
+    report.over_budget = _over_budget(report.forecast, options.budget_usd)
     if store is not None and not options.dry_run:
         # Read before this run appends: the comparison is with what came before it.
-        report.base_windows = base_history(store, [entry for entry in plan if entry.action == "run"])
+        report.base_windows = base_history(store, runnable)
         report.base_lines = {key: lines[-1] for key, lines in report.base_windows.items()}
     return report
+
+
+def _over_budget(expected: Forecast, budget_usd: float | None) -> str | None:
+    if budget_usd is None or not expected.pairs or expected.known_cost_usd <= budget_usd:
+        return None
+    lower = " at least" if expected.cost_usd is None else ""
+    return (
+        f"the forecast cost is{lower} ${expected.known_cost_usd:.2f}, above --budget-usd {budget_usd:g}: "
+        "the budget may stop the run before every trial has started"
+    )
 
 
 def _execute(
