@@ -37,7 +37,7 @@ def test_dry_run_with_history_shows_the_forecast(invoke: Invoke, tmp_path: Path)
     warm = invoke("eval", "evals", "--dry-run", "--force", "--history-dir", "history", "--concurrency", "1")
     assert warm.exit_code == 0, warm.output
     assert "forecast: 2 trials of 1 eval × agent pair: cost $1.00, wall time" in warm.output
-    assert "at concurrency 1 (median per trial from history)" in warm.output
+    assert "at concurrency 1 (medians from history)" in warm.output
     assert per_trial > 0
 
 

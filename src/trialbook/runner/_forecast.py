@@ -92,7 +92,7 @@ class Forecast:
         )
         return (
             f"forecast: {plural(self.trials, 'trial')} of {plural(total, 'eval × agent pair')}: cost {cost}, "
-            f"wall time {time} (median per trial from history)"
+            f"wall time {time} (medians from history)"
         )
 
 
