@@ -145,8 +145,8 @@ OK = "prompt_text: hi\nagents: [literal]\n"
         ),
         (
             OK + "shims:\n  bin/neon: stub\n",
-            "evals/x.eval.yaml:4: shims.bin/neon: 'bin/neon' is not a binary name (name the command, "
-            "e.g. npm)",
+            "evals/x.eval.yaml:4: shims.bin/neon: 'bin/neon' holds a '/'; shims replace commands looked up "
+            "on PATH, so give a bare name (name the command, e.g. npm)",
         ),
         (
             OK + "id: ../escape\n",

@@ -23,6 +23,9 @@ def sandbox_path(path: str) -> str:
     """
     if not isinstance(path, str) or not path.strip():
         raise ValueError("the path is empty (give a path relative to the sandbox, e.g. neon.ts)")
+    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in path):
+        # A NUL cannot be in a file name at all; other control bytes are almost always a paste accident.
+        raise ValueError(f"{path!r} holds a control character such as NUL (write the path as plain text)")
     pure = PurePosixPath(path)
     if pure.is_absolute() or path.startswith("~"):
         raise ValueError(f"{path} is not relative (paths are relative to the sandbox, e.g. src/index.ts)")

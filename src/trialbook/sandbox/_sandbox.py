@@ -26,6 +26,7 @@ from ._calllog import CallLog, read_call_log
 from ._env import XDG_DIRS, build_env
 from ._finished import SandboxTrial
 from ._shims import ShimConfig, write_shim
+from ._special import refuse_special
 
 __all__ = ["Sandbox", "create_sandbox", "remove_tree"]
 
@@ -116,7 +117,16 @@ def _copy_template(template: Path, workdir: Path) -> None:
     if not template.is_dir():
         raise ConfigError(f"{template}: sandbox template must be an existing folder")
     # A real copy, not hard links: the agent edits these files and other trials must not see it.
-    shutil.copytree(template, workdir, symlinks=True)
+    shutil.copytree(template, workdir, symlinks=True, copy_function=_copy_file)
+
+
+def _copy_file(source: str, target: str) -> object:
+    # copy2 would open a FIFO and wait for a writer forever; the kind is checked without opening it.
+    try:
+        refuse_special(Path(source))
+    except OSError as exc:
+        raise ConfigError(str(exc)) from None
+    return shutil.copy2(source, target)
 
 
 def create_sandbox(

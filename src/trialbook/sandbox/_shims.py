@@ -16,9 +16,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["ShimConfig", "ShimMode", "bash_path", "write_shim"]
+__all__ = ["ShimConfig", "ShimMode", "bash_path", "shim_name_problem", "write_shim"]
 
 ShimMode = Literal["stub", "passthrough"]
+
+_NAME_MAX_BYTES = 255  # the longest file name Linux and macOS file systems take
+
+
+def shim_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a shim (a file in the shim folder named like a command), or ``None``.
+
+    The eval loader and :class:`ShimConfig` share this check, so a name ``validate`` accepts is one
+    the sandbox can create.
+    """
+    if not name:
+        return "the name is empty"
+    if name in {".", ".."}:
+        return f"{name!r} names a folder, not a command"
+    if "/" in name:
+        return f"{name!r} holds a '/'; shims replace commands looked up on PATH, so give a bare name"
+    if any(char.isspace() or ord(char) < 0x20 or ord(char) == 0x7F for char in name):
+        return f"{name!r} holds whitespace or a control character"
+    if len(name.encode("utf-8", "surrogatepass")) > _NAME_MAX_BYTES:
+        return f"the name is longer than {_NAME_MAX_BYTES} bytes"
+    return None
 
 
 @dataclass(frozen=True)
@@ -34,8 +55,8 @@ class ShimConfig:
     script: str | None = None
 
     def __post_init__(self) -> None:
-        if not self.name or "/" in self.name or self.name in {".", ".."} or "\0" in self.name:
-            raise ValueError(f"shim name {self.name!r} must be a bare command name such as 'npm'")
+        if (problem := shim_name_problem(self.name)) is not None:
+            raise ValueError(f"shim name: {problem}; give a bare command name such as 'npm'")
         if self.mode not in ("stub", "passthrough"):
             raise ValueError(f"shim {self.name!r}: mode must be 'stub' or 'passthrough', not {self.mode!r}")
         if self.mode == "passthrough" and self.script is not None:

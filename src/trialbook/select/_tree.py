@@ -7,6 +7,9 @@ import os
 import stat
 from pathlib import Path
 
+from ..errors import ConfigError
+from ..sandbox._special import special_kind
+
 __all__ = ["tree_hash"]
 
 
@@ -14,6 +17,10 @@ def tree_hash(root: Path) -> str:
     """A tagged SHA-256 over every entry under ``root``: relative path, kind, executable bit and content.
 
     Symlinks hash their target text, not what they point to, matching how templates are copied.
+
+    Raises:
+        ConfigError: the template holds a special file (a FIFO, socket or device); it is never opened,
+            since opening a FIFO waits for a writer that never comes.
     """
     digest = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(root):
@@ -26,6 +33,11 @@ def tree_hash(root: Path) -> str:
             if stat.S_ISLNK(info.st_mode):
                 digest.update(f"L {rel}\0{os.readlink(path)}\0".encode())
                 continue
+            kind = special_kind(info.st_mode)
+            if kind is not None:
+                raise ConfigError(
+                    f"{path}: the sandbox template holds {kind}; keep only files, folders and symlinks there"
+                )
             executable = "x" if info.st_mode & 0o111 else "-"
             digest.update(f"F {rel} {executable}\0".encode())
             with open(path, "rb") as handle:

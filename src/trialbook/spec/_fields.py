@@ -118,7 +118,7 @@ FIELDS: tuple[FieldDoc, ...] = (
         "shims",
         {
             "type": "object",
-            "propertyNames": {"pattern": r"^[^/\s]+$"},
+            "propertyNames": {"pattern": r"^(?!\.\.?$)[^/\s\x00-\x1f\x7f]{1,255}$"},
             "additionalProperties": {"$ref": "#/$defs/shim"},
         },
         "Binaries whose calls are recorded: passthrough runs the real one, stub or {script} replaces it.",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..agents import AgentSpec
 from ..assertions import Assertion
+from ..sandbox._special import find_special_files
 from ._context import Context
 from ._fields import FIELDS, ID_PATTERN
 from ._model import DEFAULT_TIMEOUT_S, EvalSpec, ShimSpec
@@ -55,11 +56,18 @@ class _EvalReader:
             return
         path = Path(self.ctx.folder, relative).resolve()
         try:
-            self.prompt = (path.read_text(encoding="utf-8"), path)
+            text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             reason = "does not exist" if not path.exists() else f"cannot be read ({type(exc).__name__})"
             fix = f"looked for {display_path(path)}; paths are relative to the eval file"
             self.ctx.problems.add(node.line, "prompt", f"the prompt file {relative} {reason}", fix)
+            return
+        if "\0" in text:
+            # The prompt reaches agents as an argument or environment variable, which cannot carry NUL.
+            fix = "save the prompt as plain text without NUL bytes"
+            self.ctx.problems.add(node.line, "prompt", f"the prompt file {relative} holds a NUL byte", fix)
+            return
+        self.prompt = (text, path)
 
     def read_prompt_text(self, node: Node) -> None:
         text = self.ctx.read.string(node, "prompt_text", "prompt_text: |")
@@ -121,6 +129,11 @@ class _EvalReader:
             fix = f"looked for {display_path(folder)}; paths are relative to the eval file"
             self.ctx.problems.add(
                 value.line, "sandbox.template", f"the template folder {relative} {reason}", fix
+            )
+        for name, kind in find_special_files(folder) if folder.is_dir() else ():
+            fix = "remove it; a template may hold only files, folders and symlinks"
+            self.ctx.problems.add(
+                value.line, "sandbox.template", f"{relative.rstrip('/')}/{name} is {kind}", fix
             )
         self.template = folder
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from ..agents import AgentSpec
 from ..evidence import JsonValue
+from ..sandbox._shims import shim_name_problem
 from ._context import Context
 from ._model import ShimSpec
 from ._nodes import Node
@@ -17,7 +17,6 @@ from ._values import describe, join
 __all__ = ["read_agents", "read_shims"]
 
 _AGENTS_EXAMPLE = "agents: [literal, {name: copilot, model: gpt-5.2}]"
-_SHIM_NAME = re.compile(r"[^/\s]+")
 
 
 def _json(node: Node, field: str, ctx: Context) -> tuple[JsonValue, bool]:
@@ -126,10 +125,8 @@ def read_shims(node: Node, ctx: Context) -> tuple[ShimSpec, ...] | None:
     fix = "write e.g. npm: passthrough, neon: stub, or neon: {script: 'echo neon ok'}"
     for name, value in entries.items():
         field = join("shims", name)
-        if not _SHIM_NAME.fullmatch(name):
-            ctx.problems.add(
-                value.key_line, field, f"{name!r} is not a binary name", "name the command, e.g. npm"
-            )
+        if (problem := shim_name_problem(name)) is not None:
+            ctx.problems.add(value.key_line, field, problem, "name the command, e.g. npm")
             shims.append(None)
         elif value.value in ("passthrough", "stub"):
             shims.append(ShimSpec(name, "passthrough" if value.value == "passthrough" else "stub"))
