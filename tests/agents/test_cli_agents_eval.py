@@ -55,7 +55,7 @@ def test_claude_code_and_codex_follow_the_examples_guide(
             "eval", "evals", env={"FAKE_ANTHROPIC_KEY": ANTHROPIC_KEY, "FAKE_CODEX_KEY": CODEX_KEY}
         )
     assert result.exit_code == 0, result.output
-    suite = load_suite(tmp_path / ".trialbook/results/suite.json")
+    suite = load_suite(tmp_path / ".trialbook/runs/latest/suite.json")
     assert {test.id: test.outcome for test in suite.tests} == {
         "deploy::claude-code": "passed",
         "deploy::codex": "passed",
@@ -68,7 +68,7 @@ def test_claude_code_and_codex_follow_the_examples_guide(
         result.output
     )
     for agent in ("claude-code", "codex"):
-        folder = tmp_path / f".trialbook/results/evals/deploy/{agent}/trial-1"
+        folder = tmp_path / f".trialbook/runs/latest/evals/deploy/{agent}/trial-1"
         assert calls_of(folder) == EXPECTED_CALLS
     for path in (tmp_path / ".trialbook").rglob("*"):
         if path.is_file():

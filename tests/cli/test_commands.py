@@ -83,7 +83,7 @@ def test_shards_split_the_plan_exactly_once(invoke: Invoke) -> None:
 
 def test_report_renders_a_saved_suite(invoke: Invoke, tmp_path: Path) -> None:
     assert invoke("eval", str(EXAMPLES / "evals" / "quick-init.eval.yaml")).exit_code == 0
-    suite = ".trialbook/results/suite.json"
+    suite = ".trialbook/runs/latest/suite.json"
     markdown = invoke("report", suite)
     assert markdown.exit_code == 0, markdown.output
     assert "quick-init" in markdown.output

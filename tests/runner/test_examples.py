@@ -13,14 +13,14 @@ from .conftest import EXAMPLES, Invoke, write
 def test_examples_pass_with_literal_and_write_results(invoke: Invoke, tmp_path: Path) -> None:
     result = invoke("eval", str(EXAMPLES / "evals"), "--junit", "junit.xml", "--summary", "summary.md")
     assert result.exit_code == 0, result.output
-    suite = load_suite(tmp_path / ".trialbook/results/suite.json")
+    suite = load_suite(tmp_path / ".trialbook/runs/latest/suite.json")
     ids = sorted(test.id for test in suite.tests)
     assert ids == ["config-check::literal", "deploy::literal", "quick-init::literal"]
     assert all(test.outcome == "passed" for test in suite.tests)
     deploy = next(test for test in suite.tests if test.id == "deploy::literal")
     assert len(deploy.executions) == 2
     for trial in (1, 2):
-        folder = tmp_path / f".trialbook/results/evals/deploy/literal/trial-{trial}"
+        folder = tmp_path / f".trialbook/runs/latest/evals/deploy/literal/trial-{trial}"
         calls = [json.loads(line) for line in (folder / "calls.jsonl").read_text().splitlines()]
         assert [c["argv"][:2] for c in calls] == [
             ["acme", "init"],
@@ -42,7 +42,7 @@ def test_refuses_to_run_agents_outside_ci_without_unsafe_local(invoke: Invoke) -
     result = invoke("eval", str(EXAMPLES / "evals"), env={"CI": ""})
     assert result.exit_code == 2
     assert "--unsafe-local" in result.output
-    assert not Path(".trialbook/results/suite.json").exists()
+    assert not Path(".trialbook/runs/latest/suite.json").exists()
 
 
 def test_unsafe_local_allows_a_local_run(invoke: Invoke) -> None:

@@ -33,7 +33,7 @@ def test_failing_steps_give_verdict_fail_exit_1_and_messages(invoke: Invoke, tmp
     )
     result = invoke("eval", "evals", "--summary", "summary.md")
     assert result.exit_code == 1, result.output
-    suite = load_suite(tmp_path / ".trialbook/results/suite.json")
+    suite = load_suite(tmp_path / ".trialbook/runs/latest/suite.json")
     (test,) = suite.tests
     assert test.outcome == "failed"
     assert any("ran vendor deploy" in error or "vendor deploy" in error for error in test.assertion_errors)
@@ -44,7 +44,7 @@ def test_failing_steps_give_verdict_fail_exit_1_and_messages(invoke: Invoke, tmp
     assert 'trial 1: ran "vendor deploy": expected' in summary
     assert 'trial 1: file_exists "deployed.txt"' in summary
     assert "trial 1: the agent's last message: " in summary
-    calls = (tmp_path / ".trialbook/results/evals/broken-guide/literal/trial-1/calls.jsonl").read_text()
+    calls = (tmp_path / ".trialbook/runs/latest/evals/broken-guide/literal/trial-1/calls.jsonl").read_text()
     assert [json.loads(line)["argv"] for line in calls.splitlines()] == [["vendor", "setup"]]
 
 
@@ -67,7 +67,7 @@ def test_timeout_kills_the_trial_and_its_children(invoke: Invoke, tmp_path: Path
     )
     result = invoke("eval", "evals")
     assert result.exit_code == 1, result.output
-    suite = load_suite(tmp_path / ".trialbook/results/suite.json")
+    suite = load_suite(tmp_path / ".trialbook/runs/latest/suite.json")
     execution = suite.tests[0].executions[0]
     assert execution.result.stop_reason == "timeout"
     assert execution.passed is False
@@ -126,7 +126,7 @@ def test_unset_secret_is_refused_before_any_trial(invoke: Invoke, tmp_path: Path
     result = invoke("eval", "evals", env={"MISSING_TOKEN": None})
     assert result.exit_code == 2
     assert "MISSING_TOKEN" in result.output
-    assert not (tmp_path / ".trialbook/results/suite.json").exists()
+    assert not (tmp_path / ".trialbook/runs/latest/suite.json").exists()
 
 
 def test_concurrent_evals_keep_separate_complete_call_logs(invoke: Invoke, tmp_path: Path) -> None:
@@ -150,7 +150,7 @@ def test_concurrent_evals_keep_separate_complete_call_logs(invoke: Invoke, tmp_p
     assert result.exit_code == 0, result.output
     for name in ("alpha", "beta", "gamma"):
         for trial in (1, 2):
-            log = tmp_path / f".trialbook/results/evals/{name}/literal/trial-{trial}/calls.jsonl"
+            log = tmp_path / f".trialbook/runs/latest/evals/{name}/literal/trial-{trial}/calls.jsonl"
             calls = [json.loads(line) for line in log.read_text().splitlines()]
             assert len(calls) == 40
             assert {c["argv"][1] for c in calls} == {name}
@@ -200,7 +200,7 @@ def test_budget_stops_starting_trials_and_exits_3(invoke: Invoke, tmp_path: Path
     # $0.5 each: the third trial starts at $1.0, then the budget is spent
     assert result.output.count(" trial ") == 3
     assert "3 trials not started" in result.output
-    suite = load_suite(tmp_path / ".trialbook/results/suite.json")
+    suite = load_suite(tmp_path / ".trialbook/runs/latest/suite.json")
     assert sorted(test.outcome for test in suite.tests) == ["incomplete", "incomplete"]
     assert sum(len(test.executions) for test in suite.tests) == 3
     assert "not started" in (tmp_path / "summary.md").read_text()
@@ -232,7 +232,7 @@ def test_a_torn_call_log_line_makes_the_evidence_incomplete(invoke: Invoke, tmp_
     )
     result = invoke("eval", "evals")
     assert result.exit_code == 0, result.output
-    execution = load_suite(tmp_path / ".trialbook/results/suite.json").tests[0].executions[0]
+    execution = load_suite(tmp_path / ".trialbook/runs/latest/suite.json").tests[0].executions[0]
     assert execution.result.evidence_complete is False
     assert any(error.startswith("call log: ") for error in execution.result.capture_errors)
 
@@ -263,7 +263,7 @@ def test_a_python_script_agent_can_be_named_in_yaml(
     )
     result = invoke("eval", "evals")
     assert result.exit_code == 0, result.output
-    suite = load_suite(tmp_path / ".trialbook/results/suite.json")
+    suite = load_suite(tmp_path / ".trialbook/runs/latest/suite.json")
     assert suite.tests[0].executions[0].result.final_response == "did it"
 
 

@@ -54,8 +54,8 @@ def test_second_identical_run_is_cached_and_starts_no_agent(invoke: Invoke, tmp_
     assert second.exit_code == 0, second.output
     assert "trial 1" not in second.output
     assert second.output.count("cached (pass)") == 2
-    assert not (tmp_path / ".trialbook/results/evals").exists()
-    suite = json.loads((tmp_path / ".trialbook/results/suite.json").read_text())
+    assert not (tmp_path / ".trialbook/runs/latest/evals").exists()
+    suite = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
     assert [t["outcome"] for t in suite["tests"]] == ["cached", "cached"]
     assert len((tmp_path / "history/alpha.jsonl").read_text().splitlines()) == 1
 
@@ -177,7 +177,7 @@ def test_changed_runs_exactly_the_evals_that_differ_from_the_base(
 
     result = invoke("eval", "evals", "--changed", "--base", "origin/main~1")
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in (work / ".trialbook/results/evals").iterdir()) == ["beta", "gamma"]
+    assert sorted(p.name for p in (work / ".trialbook/runs/latest/evals").iterdir()) == ["beta", "gamma"]
 
 
 def test_a_base_that_does_not_resolve_names_the_fetch_depth(

@@ -13,7 +13,7 @@ from ..report.terminal import render_table
 from ..runner import RunOptions, RunReport
 from ..runner._review import review_of, table_rows
 
-__all__ = ["emit_report", "render_plan"]
+__all__ = ["emit_report", "render_plan", "write_report_files"]
 
 
 def render_plan(report: RunReport) -> str:
@@ -79,15 +79,23 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
         click.echo(f"error: history was not shared: {report.history_error}", err=True)
     if report.suite is not None and report.suite_path is not None:
         click.echo(f"\nresults: {report.suite_path.parent}")
-        if options.junit is not None:
-            atomic_write_text(options.junit, mask(render_junit(report.suite)))
-        if options.summary is not None:
-            review = review_of(report)
-            text = render_summary(
-                review.rows, cached=review.cached, skipped=review.skipped, unstarted=review.unstarted
-            )
-            atomic_write_text(options.summary, mask(text))
+    write_report_files(report, options)
     return report.exit_code
+
+
+def write_report_files(report: RunReport, options: RunOptions) -> None:
+    """Write the ``--junit`` and ``--summary`` files a finished run was asked for, masked."""
+    if report.suite is None:
+        return
+    mask = report.masker.text
+    if options.junit is not None:
+        atomic_write_text(options.junit, mask(render_junit(report.suite)))
+    if options.summary is not None:
+        review = review_of(report)
+        text = render_summary(
+            review.rows, cached=review.cached, skipped=review.skipped, unstarted=review.unstarted
+        )
+        atomic_write_text(options.summary, mask(text))
 
 
 def _some(labels: list[str], limit: int = 10) -> str:

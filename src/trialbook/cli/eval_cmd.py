@@ -9,9 +9,10 @@ from typing import Any, TypeVar
 import click
 
 from ..errors import UsageError
-from ..runner import RunOptions, run
+from ..runner import RunOptions, SilentSink, run
 from ..select import parse_shard
 from ._common import env_option, paths_argument
+from ._json import emit_json
 from ._output import emit_report
 from ._progress import TerminalProgress
 
@@ -51,10 +52,12 @@ def run_options(params: Mapping[str, Any]) -> RunOptions:
         history_branch=params["history_branch"],
         push=params["push"],
         github_token=params["github_token"],
-        results_dir=Path(params["results_dir"]),
+        results_dir=_path(params["results_dir"]),
+        keep_runs=params["keep_runs"],
         junit=_path(params["junit"]),
         summary=_path(params["summary"]),
-        filter=params["filter"],
+        filters=tuple(params["filter"]),
+        last_failed=params["last_failed"],
         shard=_shard(params["shard"]),
         dry_run=params["dry_run"],
         unsafe_local=params["unsafe_local"],
@@ -69,7 +72,8 @@ def run_parameters(command: F) -> F:
             "--agent",
             multiple=True,
             metavar="NAME",
-            help="Run only this agent (repeatable); one the eval does not list runs with default options.",
+            help="Run only this agent (repeatable): a registered agent, or one an eval defines (script "
+            "agents too). A registered agent the eval does not list runs with default options.",
         ),
         env_option("--trials", type=click.IntRange(min=1), help="Override every eval's number of trials."),
         env_option(
@@ -121,13 +125,31 @@ def run_parameters(command: F) -> F:
         env_option(
             "--results-dir",
             type=click.Path(file_okay=False),
-            default=".trialbook/results",
+            help="Write this run's folder here (replacing the previous run there, for CI) instead of a "
+            "new kept run under .trialbook/runs/.",
+        ),
+        env_option(
+            "--keep-runs",
+            type=click.IntRange(min=1),
+            default=20,
             show_default=True,
-            help="Where suite.json and per-trial transcripts go.",
+            metavar="N",
+            help="Kept runs under .trialbook/runs/: the oldest beyond N are removed.",
         ),
         env_option("--junit", type=click.Path(dir_okay=False), help="Also write JUnit XML here."),
         env_option("--summary", type=click.Path(dir_okay=False), help="Also write a Markdown summary here."),
-        env_option("--filter", metavar="GLOB", help="Run only evals whose id matches this glob."),
+        env_option(
+            "--filter",
+            metavar="GLOB",
+            multiple=True,
+            help="Run only evals whose id matches this glob (repeatable: any of them); one matching no "
+            "eval is an error.",
+        ),
+        env_option(
+            "--last-failed",
+            is_flag=True,
+            help="Run only the eval × agent pairs that failed or errored in the latest run.",
+        ),
         env_option("--shard", metavar="I/N", help="Run only shard I of N (deterministic across machines)."),
         env_option(
             "--dry-run", is_flag=True, help="Print the plan, with the reason for each eval, and run nothing."
@@ -145,7 +167,10 @@ def run_parameters(command: F) -> F:
 
 @click.command("eval")
 @run_parameters
-def eval_command(**params: Any) -> None:
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the run as JSON (docs/schemas/run.schema.json), no table."
+)
+def eval_command(as_json: bool, **params: Any) -> None:
     """Run eval files (or every eval under folders) through their agents and check the results.
 
     Exit codes: 0 every selected eval passed (cached ones included), 1 an eval failed or errored,
@@ -153,6 +178,10 @@ def eval_command(**params: Any) -> None:
     --budget-strict, the forecast was above --budget-usd and nothing started).
     """
     options = run_options(params)
+    if as_json:
+        # Only the document on stdout: notices (forecast, warnings) go to stderr.
+        report = run(options, SilentSink(), notice=lambda text: click.echo(text, err=True))
+        raise SystemExit(emit_json(report, options))
     report = run(
         options, TerminalProgress(), notice=lambda text: click.echo(text, err=text.startswith("warning"))
     )

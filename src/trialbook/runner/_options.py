@@ -32,16 +32,25 @@ class RunOptions:
     history_branch: str | None = None
     push: bool = False
     github_token: str | None = None
-    results_dir: Path = Path(".trialbook/results")
+    results_dir: Path | None = None
+    """One folder for this run's results (CI); ``None`` keeps each run under ``runs_dir``."""
+    runs_dir: Path = Path(".trialbook/runs")
+    keep_runs: int = 20
     junit: Path | None = None
     summary: Path | None = None
-    filter: str | None = None
+    filters: tuple[str, ...] = ()
+    last_failed: bool = False
     shard: tuple[int, int] | None = None
     dry_run: bool = False
     unsafe_local: bool = False
     keep_sandboxes: bool = False
     repo: Path = Path()
     environ: Mapping[str, str] = field(default_factory=_environ)
+
+    @property
+    def owned_folder(self) -> Path:
+        """The folder this run writes into and must own: ``results_dir``, or the kept-runs folder."""
+        return self.results_dir if self.results_dir is not None else self.runs_dir
 
     @property
     def in_ci(self) -> bool:

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import contextlib
-import fnmatch
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ..agents import Agent, AgentSpec, create_agent
+from ..errors import UsageError
 from ..evidence import JsonValue
 from ..hashing import canonical_json, tagged_sha256
 from ..select import cache_decision, shard_of, tree_hash
 from ..spec import EvalSpec, RenderedPrompt, cache_material, render_options, render_prompt, secret_marker
+from ._selection import Selection
 
 __all__ = ["ADAPTIVE_MIN_TRIALS", "Action", "AgentPool", "PlanEntry", "agent_label", "build_plan"]
 
@@ -86,15 +87,19 @@ def agent_label(spec: EvalSpec, index: int) -> str:
     return name if same[0] == index else f"{name}-{same.index(index) + 1}"
 
 
-def _select_agents(spec: EvalSpec, wanted: Sequence[str]) -> list[tuple[AgentSpec, str]]:
+def _select_agents(
+    spec: EvalSpec, wanted: Sequence[str], registered: Collection[str]
+) -> list[tuple[AgentSpec, str]]:
     pairs = [(agent, agent_label(spec, i)) for i, agent in enumerate(spec.agents)]
     if not wanted:
         return pairs
     chosen: list[tuple[AgentSpec, str]] = []
     for name in wanted:
-        listed = [(agent, label) for agent, label in pairs if agent.name == name]
-        # An agent the eval does not list can still be tried on it, with default options.
-        chosen.extend(listed or [(AgentSpec(name, {}, "--agent"), name)])
+        listed = [(agent, label) for agent, label in pairs if name in (agent.name, label)]
+        if not listed and name in registered:
+            # A registered agent the eval does not list can still be tried on it, with default options.
+            listed = [(AgentSpec(name, {}, "--agent"), name)]
+        chosen.extend(pair for pair in listed if pair not in chosen)
     return chosen
 
 
@@ -124,8 +129,8 @@ def build_plan(
     *,
     pool: AgentPool,
     environ: Mapping[str, str],
-    agents: Sequence[str] = (),
-    name_filter: str | None = None,
+    selection: Selection | None = None,
+    registered: Collection[str] = (),
     shard: tuple[int, int] | None = None,
     trials: int | None = None,
     adaptive: bool = False,
@@ -141,18 +146,22 @@ def build_plan(
     ``trials`` overrides every eval's maximum; ``adaptive`` gives evals without ``trials: {min: ...}`` a
     minimum of :data:`ADAPTIVE_MIN_TRIALS`.
     """
+    chosen = selection or Selection()
     entries: list[PlanEntry] = []
     template_hashes: dict[str, str | None] = {}
     for spec in specs:
         effective = _effective_trials(spec, trials, adaptive)
         rendered = rendered_for_plan(effective, environ)
         prompt_hash = tagged_sha256(rendered.for_hash.encode("utf-8"))
-        for agent_spec, label in _select_agents(effective, agents):
+        for agent_spec, label in _select_agents(effective, chosen.agents, registered):
             entry = PlanEntry(
                 effective, agent_spec, label, "run", "selected", prompt_sha256=prompt_hash, rendered=rendered
             )
-            if name_filter is not None and not fnmatch.fnmatch(spec.id, name_filter):
-                entries.append(replace(entry, action="filtered", reason=f"id does not match {name_filter}"))
+            if not chosen.matches_id(spec.id):
+                entries.append(replace(entry, action="filtered", reason=chosen.filter_reason))
+                continue
+            if chosen.only_keys is not None and entry.key not in chosen.only_keys:
+                entries.append(replace(entry, action="filtered", reason=chosen.only_reason))
                 continue
             if unchanged is not None and spec.id in unchanged:
                 entries.append(replace(entry, action="unchanged", reason=unchanged[spec.id]))
@@ -160,6 +169,19 @@ def build_plan(
             if changed is not None and spec.id in changed:
                 entry = replace(entry, reason=changed[spec.id])
             entries.append(entry)
+    survivors = [e for e in entries if not (e.action == "filtered" and e.reason == chosen.filter_reason)]
+    if (chosen.filters or chosen.agents) and not survivors:
+        raise UsageError(
+            "no eval × agent pair matches both "
+            + " and ".join(
+                part
+                for part in (
+                    f"--filter {', '.join(chosen.filters)}" if chosen.filters else "",
+                    f"--agent {', '.join(chosen.agents)}" if chosen.agents else "",
+                )
+                if part
+            )
+        )
     if shard is not None:
         runnable = [e for e in entries if e.action == "run"]
         mine = {id(e) for e in shard_of(runnable, [e.key for e in runnable], *shard)}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,22 +10,24 @@ from pathlib import Path
 
 from ..agents import known_agent_names
 from ..errors import BudgetForecastError, ExitCode, RunAbortedError, UsageError
-from ..evidence import SuiteReport, suite_to_json
+from ..evidence import JsonObject, SuiteReport, suite_to_json
 from ..history import HistoryLine, HistoryStore, open_store
 from ..masking import Masker
 from ..select import BaseTree, changed_evals, head_commit
 from ..spec import EvalSpec, load_evals
 from ._engine import EntryResult, run_plan
 from ._events import ProgressSink, TrialFinished, TrialStarted
-from ._folder import StagedFolder, check_owned, ownership_problem, stage
+from ._folder import StagedFolder, check_owned, ownership_problem
 from ._forecast import Forecast, forecast
 from ._guards import refusals, refuse_or_check
 from ._history import base_history, recent_lines
 from ._ledger import BudgetLedger
+from ._manifest import MANIFEST, build_manifest
 from ._options import RunOptions
 from ._outputs import write_json
 from ._plan import AgentPool, PlanEntry, build_plan
 from ._record import ci_run_url, record, sync
+from ._runs import begin_run, finish_run, new_run_id, selection_for
 from ._suite import build_suite
 
 __all__ = ["RunReport", "SilentSink", "load_specs", "run"]
@@ -64,6 +65,10 @@ class RunReport:
     """Expected cost and wall time of the ``run`` entries, from history (``unknown`` without it)."""
     over_budget: str | None = None
     """Why the forecast is above ``--budget-usd``, when it is."""
+    run_id: str | None = None
+    run_folder: Path | None = None
+    """The finished run's folder (``--results-dir``, or the kept run ``latest`` now names)."""
+    manifest: JsonObject | None = None
 
     @property
     def exit_code(self) -> int:
@@ -116,11 +121,14 @@ def run(
         report = _plan(options, specs, pool, store)
         report.masker = Masker(secret_values.values())
         runnable = [entry for entry in report.plan if entry.action == "run"]
+        what = "--results-dir" if options.results_dir is not None else "the runs folder"
         if options.dry_run:
-            owner = ownership_problem(options.results_dir, "--results-dir")
+            owner = ownership_problem(options.owned_folder, what)
             report.refusals = ([owner] if owner else []) + refusals(options, runnable, pool)
+            if report.over_budget and options.budget_strict:
+                report.refusals.append(f"{report.over_budget}; --budget-strict would start no trial")
             return report
-        check_owned(options.results_dir, "--results-dir")
+        check_owned(options.owned_folder, what)
         if report.over_budget and options.budget_strict:
             raise BudgetForecastError(f"{report.over_budget}; --budget-strict: no trial was started")
         if notice is not None and runnable and report.forecast is not None:
@@ -148,12 +156,13 @@ def _plan(
         changed, unchanged = changed_evals(specs, BaseTree(options.repo, options.base))
     if store is not None and not options.dry_run:
         sync(store)
+    selection = selection_for(options, specs, known_agent_names())
     plan = build_plan(
         specs,
         pool=pool,
         environ=options.environ,
-        agents=options.agents,
-        name_filter=options.filter,
+        selection=selection,
+        registered=known_agent_names(),
         shard=options.shard,
         trials=options.trials,
         adaptive=options.adaptive,
@@ -192,15 +201,15 @@ def _execute(
     sink: ProgressSink,
     started: float,
 ) -> None:
-    final = options.results_dir.resolve()
-    run_id = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(started)) + "-" + secrets.token_hex(3)
+    report.run_id = new_run_id(started)
     staged: StagedFolder | None = None
     try:
-        staged = stage(final, run_id)
+        staged = begin_run(options, report.run_id)
         _run_and_write(report, options, pool, secret_values, sink, started, staged.staging)
-        report.suite_path = staged.commit() / "suite.json"
+        report.run_folder = finish_run(options, staged)
+        report.suite_path = report.run_folder / "suite.json"
     except OSError as exc:
-        where = staged.staging if staged is not None and staged.staging.exists() else final
+        where = staged.staging if staged is not None and staged.staging.exists() else options.owned_folder
         raise RunAbortedError(
             f"the run stopped on a file-system error: {exc}. Results already written are under {where}."
         ) from exc
@@ -228,12 +237,26 @@ def _run_and_write(
             keep_sandboxes=options.keep_sandboxes,
         )
     )
+    finished = time.time()
+    commit = options.environ.get("GITHUB_SHA") or head_commit(options.repo)
     report.suite = build_suite(
         report.plan,
         report.results,
         started_at=started,
-        finished_at=time.time(),
-        git_commit=options.environ.get("GITHUB_SHA") or head_commit(options.repo),
+        finished_at=finished,
+        git_commit=commit,
         ci_run_url=ci_run_url(options),
     )
     write_json(results_dir / "suite.json", suite_to_json(report.suite), report.masker)
+    assert report.run_id is not None
+    manifest = build_manifest(
+        report.plan,
+        report.results,
+        options,
+        run_id=report.run_id,
+        started_at=started,
+        finished_at=finished,
+        git_commit=commit,
+    )
+    report.manifest = report.masker.json(manifest)  # type: ignore[assignment]
+    write_json(results_dir / MANIFEST, manifest, report.masker)

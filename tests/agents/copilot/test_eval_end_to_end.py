@@ -47,7 +47,7 @@ def test_copilot_follows_the_examples_guide_through_trialbook_eval(
         )
         result = invoke("eval", "evals", env={"FAKE_PROVIDER_KEY": PROVIDER_KEY})
     assert result.exit_code == 0, result.output
-    suite = load_suite(tmp_path / ".trialbook/results/suite.json")
+    suite = load_suite(tmp_path / ".trialbook/runs/latest/suite.json")
     (test,) = suite.tests
     assert (test.id, test.outcome, len(test.executions)) == ("deploy::copilot", "passed", 2)
     for execution in test.executions:
@@ -57,7 +57,7 @@ def test_copilot_follows_the_examples_guide_through_trialbook_eval(
         assert evidence.evidence_complete
         assert evidence.agent_version == "1.0.102"
         assert evidence.final_response == "Deployed."
-        folder = tmp_path / f".trialbook/results/evals/deploy/copilot/trial-{execution.trial}"
+        folder = tmp_path / f".trialbook/runs/latest/evals/deploy/copilot/trial-{execution.trial}"
         assert calls_of(folder) == EXPECTED_CALLS
     for path in (tmp_path / ".trialbook").rglob("*"):
         if path.is_file():

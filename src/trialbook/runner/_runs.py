@@ -1,0 +1,145 @@
+"""Kept runs: one folder per run under ``.trialbook/runs/``, a ``latest`` link, and a retention limit.
+
+Keeping earlier runs is what makes "what changed since the last run?" and ``--last-failed`` possible; the
+limit keeps the folder from growing without end. Only folders trialbook made (named like a run id and
+carrying its marker) are ever removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import shutil
+import time
+from collections.abc import Collection, Sequence
+from pathlib import Path
+
+from ..errors import UsageError
+from ..fsutil import atomic_write_text
+from ..spec import EvalSpec
+from ._folder import MARKER, StagedFolder, claim, stage
+from ._manifest import failed_pairs, read_manifest
+from ._options import RunOptions
+from ._plan import agent_label
+from ._selection import Selection, check_selection
+
+__all__ = [
+    "LATEST",
+    "begin_run",
+    "finish_run",
+    "latest_run",
+    "new_run_id",
+    "previous_run",
+    "prune_runs",
+    "run_folders",
+    "selection_for",
+    "set_latest",
+]
+
+LATEST = "latest"
+_RUN_ID = re.compile(r"^\d{8}T\d{6}Z-[0-9a-f]{6}$")
+
+
+def new_run_id(started: float) -> str:
+    """``<UTC time>-<6 hex>``: sorts by start time, unique enough for runs started the same second."""
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(started)) + "-" + secrets.token_hex(3)
+
+
+def run_folders(root: Path) -> list[Path]:
+    """The complete kept runs under ``root``, oldest first."""
+    if not root.is_dir():
+        return []
+    found = [
+        entry
+        for entry in root.iterdir()
+        if _RUN_ID.match(entry.name) and not entry.is_symlink() and (entry / MARKER).is_file()
+    ]
+    return sorted(found, key=lambda entry: entry.name)
+
+
+def set_latest(root: Path, run: Path) -> None:
+    """Point ``root/latest`` at ``run``, atomically (a relative symlink; a text file where links fail)."""
+    link = root / LATEST
+    temp = root / f".{LATEST}.{secrets.token_hex(4)}.tmp"
+    try:
+        os.symlink(run.name, temp, target_is_directory=True)
+    except OSError:
+        atomic_write_text(link, run.name + "\n")  # platforms without symlinks for this user
+        return
+    try:
+        os.replace(temp, link)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+
+
+def latest_run(root: Path) -> Path | None:
+    """The folder ``root/latest`` names, or ``None`` when there is no kept run."""
+    link = root / LATEST
+    if link.is_symlink():
+        target = root / os.readlink(link)
+    elif link.is_file():
+        target = root / link.read_text(encoding="utf-8").strip()
+    else:
+        return None
+    return target if target.is_dir() and _RUN_ID.match(target.name) else None
+
+
+def prune_runs(root: Path, keep: int, current: Path) -> list[Path]:
+    """Remove the oldest kept runs beyond ``keep`` (never ``current``); return what was removed."""
+    if keep < 1:
+        raise UsageError(f"--keep-runs must be at least 1, got {keep}")
+    runs = [run for run in run_folders(root) if run != current]
+    removed = runs[: max(0, len(runs) - (keep - 1))]
+    for run in removed:
+        shutil.rmtree(run, ignore_errors=True)
+    return removed
+
+
+def begin_run(options: RunOptions, run_id: str) -> StagedFolder:
+    """Stage this run's folder: ``--results-dir`` (replaced at the end), or ``<runs>/<run id>``."""
+    if options.results_dir is not None:
+        return stage(options.results_dir.resolve(), run_id)
+    root = options.runs_dir.resolve()
+    claim(root, "runs")
+    return stage(root / run_id, run_id)
+
+
+def finish_run(options: RunOptions, staged: StagedFolder) -> Path:
+    """Swap the finished run in; for kept runs also move ``latest`` to it and apply the retention limit."""
+    final = staged.commit()
+    if options.results_dir is None:
+        root = final.parent
+        set_latest(root, final)
+        prune_runs(root, options.keep_runs, final)
+    return final
+
+
+def previous_run(options: RunOptions) -> Path | None:
+    """The latest complete run: ``--results-dir`` when given, else what ``<runs>/latest`` names."""
+    if options.results_dir is not None:
+        return options.results_dir if options.results_dir.is_dir() else None
+    return latest_run(options.runs_dir)
+
+
+def selection_for(options: RunOptions, specs: Sequence[EvalSpec], registered: Collection[str]) -> Selection:
+    """The run's selection, checked; ``--last-failed`` reads the failed pairs of the latest run."""
+    labels = {spec.id: [agent_label(spec, i) for i in range(len(spec.agents))] for spec in specs}
+    selection = Selection(filters=options.filters, agents=options.agents)
+    check_selection(specs, selection, registered=registered, labels=labels)
+    if not options.last_failed:
+        return selection
+    folder = previous_run(options)
+    if folder is None:
+        where = options.results_dir or options.runs_dir / "latest"
+        raise UsageError(f"--last-failed: there is no earlier run at {where} to take the failures from")
+    manifest = read_manifest(folder)
+    return Selection(
+        filters=options.filters,
+        agents=options.agents,
+        only_keys=frozenset(failed_pairs(manifest)),
+        only_reason=f"did not fail in the latest run ({manifest.get('run_id')})",
+    )
