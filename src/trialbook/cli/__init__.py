@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from .. import __version__
 from ._common import TrialbookGroup
+from ._config import config_default_map
 from .agents_cmd import agents_command
 from .ci_cmd import ci_command
 from .eval_cmd import eval_command
@@ -24,8 +27,14 @@ __all__ = ["cli", "main"]
     cls=TrialbookGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
 )
 @click.version_option(__version__, "--version", prog_name="trialbook", message="%(prog)s %(version)s")
-def cli() -> None:
-    """Run the prompts you ship through real coding agents and check what they did."""
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Run the prompts you ship through real coding agents and check what they did.
+
+    Option defaults can be set in [tool.trialbook] of pyproject.toml or in trialbook.toml (see
+    docs/configuration.md); a flag wins over its TRIALBOOK_<OPTION> variable, which wins over the file.
+    """
+    ctx.default_map = config_default_map(cli, Path.cwd())
 
 
 for _command in (

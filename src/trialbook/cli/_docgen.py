@@ -19,7 +19,12 @@ This page is generated from `trialbook --help` and each command's `--help`
 (`uv run --frozen python -m trialbook.cli._docgen > docs/cli.md`); a test keeps it current.
 
 Every option of `eval` can also be set with an environment variable `TRIALBOOK_<OPTION>`, e.g.
-`TRIALBOOK_CONCURRENCY=8` or `TRIALBOOK_BUDGET_USD=5`.
+`TRIALBOOK_CONCURRENCY=8` or `TRIALBOOK_BUDGET_USD=5`, and any option of any command in
+`[tool.trialbook]` of `pyproject.toml` or in `trialbook.toml` ([configuration](configuration.md)):
+a flag wins over its variable, which wins over the file.
+
+`--json` on `list`, `agents`, `validate` and `eval` prints one versioned document whose JSON Schema is
+in [schemas/](schemas/) ([run folders](runs.md) describes the run document).
 
 Exit codes: `0` every selected eval passed (cached ones included), `1` an eval failed or errored,
 `2` bad input or a refused run, `3` the budget stopped the run before every selected trial ran

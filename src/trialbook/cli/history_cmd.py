@@ -19,7 +19,7 @@ __all__ = ["history_command", "read_history"]
 
 
 def read_history(
-    history_dir: str | None, history_branch: str | None, filter: str | None = None
+    history_dir: str | None, history_branch: str | None, filter: Sequence[str] = ()
 ) -> tuple[dict[tuple[str, str], list[HistoryLine]], Sequence[str]]:
     """Every history line per (eval id, agent), with the store's problems (unreadable lines) beside."""
     store = open_store(
@@ -33,7 +33,7 @@ def read_history(
     try:
         grouped: dict[tuple[str, str], list[HistoryLine]] = {}
         for eval_id in store.ids():
-            if filter is not None and not fnmatch.fnmatch(eval_id, filter):
+            if filter and not any(fnmatch.fnmatch(eval_id, glob) for glob in filter):
                 continue
             for line in store.read(eval_id):
                 grouped.setdefault((line.id, line.agent), []).append(line)
@@ -46,7 +46,9 @@ def read_history(
 @click.command("history")
 @env_option("--history-dir", type=click.Path(file_okay=False), help="Read history from DIR/<id>.jsonl files.")
 @env_option("--history-branch", metavar="NAME", help="Read history from this git branch (local or origin's).")
-@env_option("--filter", metavar="GLOB", help="Only evals whose id matches this glob.")
+@env_option(
+    "--filter", metavar="GLOB", multiple=True, help="Only evals whose id matches this glob (repeatable)."
+)
 @click.option(
     "--last",
     "last_n",
@@ -61,7 +63,7 @@ def read_history(
 def history_command(
     history_dir: str | None,
     history_branch: str | None,
-    filter: str | None,
+    filter: tuple[str, ...],
     last_n: int | None,
     flaky: bool,
     as_json: bool,

@@ -46,7 +46,10 @@ def list_command(
     results_dir: str | None,
     as_json: bool,
 ) -> None:
-    """List evals and agents, and whether each would run, with the reason (cached ones need --history-dir or --history-branch)."""
+    """List evals and agents, and whether each would run, with the reason.
+
+    Give --history-dir or --history-branch to see which pairs are cached.
+    """
     options = RunOptions(
         paths=tuple(Path(p) for p in paths) or (Path("evals"),),
         agents=agent,

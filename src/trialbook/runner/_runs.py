@@ -47,8 +47,17 @@ def new_run_id(started: float) -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(started)) + "-" + secrets.token_hex(3)
 
 
+def _finished_at(run: Path) -> tuple[int, str]:
+    # The marker is rewritten when the run is swapped in, so its time orders runs by completion, also
+    # within the one second the run id's time resolves.
+    try:
+        return (run.joinpath(MARKER).stat().st_mtime_ns, run.name)
+    except OSError:
+        return (0, run.name)
+
+
 def run_folders(root: Path) -> list[Path]:
-    """The complete kept runs under ``root``, oldest first."""
+    """The complete kept runs under ``root``, oldest first (by when they completed)."""
     if not root.is_dir():
         return []
     found = [
@@ -56,7 +65,7 @@ def run_folders(root: Path) -> list[Path]:
         for entry in root.iterdir()
         if _RUN_ID.match(entry.name) and not entry.is_symlink() and (entry / MARKER).is_file()
     ]
-    return sorted(found, key=lambda entry: entry.name)
+    return sorted(found, key=_finished_at)
 
 
 def set_latest(root: Path, run: Path) -> None:

@@ -1,0 +1,124 @@
+"""Project configuration: ``[tool.trialbook]`` in pyproject.toml, or trialbook.toml, sets option defaults.
+
+A team writes its defaults once (where the evals are, the history branch, concurrency) instead of in every
+command line and workflow. The file only supplies defaults through click's ``default_map``, so the
+precedence is click's own and holds for every option alike: a flag on the command line, then its
+``TRIALBOOK_<OPTION>`` environment variable, then the file, then trialbook's default.
+
+Keys are option names without the dashes (``results-dir`` or ``results_dir``) and apply to every command
+that has that option; a table named after a command (``[tool.trialbook.eval]``) applies to that command
+only and wins over the shared keys. An unknown key or a value of the wrong type is an error naming the file
+and the key, never silently ignored.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import ConfigError
+from ..runner._selection import closest
+
+__all__ = ["CONFIG_FILES", "config_default_map", "find_config"]
+
+CONFIG_FILES = ("trialbook.toml", "pyproject.toml")
+
+
+def find_config(folder: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The configuration in ``folder``: trialbook.toml, else pyproject.toml's ``[tool.trialbook]``.
+
+    trialbook.toml holds the option defaults at its top level (or under ``[tool.trialbook]``).
+    """
+    for name in CONFIG_FILES:
+        path = folder / name
+        if not path.is_file():
+            continue
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        if name == "trialbook.toml":
+            table: Any = data.get("tool", {}).get("trialbook", data) if "tool" in data else data
+        else:
+            table = data.get("tool", {}).get("trialbook")
+            if table is None:
+                continue
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: [tool.trialbook] must be a table of option defaults")
+        return path, table
+    return None
+
+
+def _params(command: click.Command) -> dict[str, click.Parameter]:
+    found: dict[str, click.Parameter] = {}
+    for param in command.params:
+        if param.name is None or param.name in ("help", "version", "as_json"):
+            continue
+        found[param.name] = param
+    return found
+
+
+def _value(path: Path, where: str, command: click.Command, param: click.Parameter, value: object) -> Any:
+    """Check ``value`` with the option's own type; lists for repeatable options (a string becomes one)."""
+    repeated = getattr(param, "multiple", False) or param.nargs == -1
+    if repeated and isinstance(value, str):
+        value = [value]
+    if repeated and not isinstance(value, list):
+        raise ConfigError(f"{path}: {where}: expected a list (or one string), got {value!r}")
+    if not repeated and isinstance(value, list | dict):
+        raise ConfigError(f"{path}: {where}: expected one value, got {value!r}")
+    try:
+        param.type_cast_value(click.Context(command), value)
+    except click.BadParameter as exc:
+        raise ConfigError(f"{path}: {where}: {exc.message}") from None
+    return value
+
+
+def _apply(
+    path: Path,
+    table: Mapping[str, Any],
+    commands: Mapping[str, click.Command],
+    only: str | None,
+    out: dict[str, dict[str, Any]],
+) -> None:
+    prefix = "[tool.trialbook" + (f".{only}" if only else "") + "]"
+    targets = {only: commands[only]} if only else dict(commands)
+    for key, value in table.items():
+        if only is None and key in commands:
+            continue  # a per-command table, applied after the shared keys
+        name = key.replace("-", "_")
+        matched = False
+        for command_name, command in targets.items():
+            param = _params(command).get(name)
+            if param is None:
+                continue
+            matched = True
+            checked = _value(path, f"{prefix} {key}", command, param, value)
+            out.setdefault(command_name, {})[name] = checked
+        if not matched:
+            known = sorted({n.replace("_", "-") for c in targets.values() for n in _params(c)})
+            raise ConfigError(
+                f"{path}: {prefix} {key}: no such option"
+                + (f" of trialbook {only}" if only else "")
+                + f"; closest: {', '.join(closest(key, known))}"
+            )
+
+
+def config_default_map(group: click.Group, folder: Path) -> dict[str, dict[str, Any]] | None:
+    """Click's ``default_map`` for every command from the configuration in ``folder`` (or ``None``)."""
+    found = find_config(folder)
+    if found is None:
+        return None
+    path, table = found
+    out: dict[str, dict[str, Any]] = {}
+    _apply(path, table, group.commands, None, out)
+    for name, command_table in table.items():
+        if name in group.commands:
+            if not isinstance(command_table, dict):
+                raise ConfigError(f"{path}: [tool.trialbook] {name}: expected a table of {name}'s options")
+            _apply(path, command_table, group.commands, name, out)
+    return out

@@ -1,0 +1,70 @@
+"""[tool.trialbook] in pyproject.toml (or trialbook.toml) sets defaults: flag > env > file > default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..runner.conftest import Invoke, invoke, write
+
+__all__ = ["invoke"]
+
+
+def _evals(tmp_path: Path) -> None:
+    for name in ("alpha", "beta"):
+        write(tmp_path / f"guides/{name}.eval.yaml", "prompt_text: hi\nagents: [literal]\n")
+
+
+def _running(output: str) -> list[str]:
+    return sorted(line.split()[1] for line in output.splitlines() if line.startswith("run "))
+
+
+def _runs(tmp_path: Path) -> int:
+    root = tmp_path / ".trialbook/runs"
+    return sum(1 for p in root.iterdir() if p.is_dir() and not p.is_symlink())
+
+
+def test_pyproject_sets_a_default_and_a_flag_overrides_it(invoke: Invoke, tmp_path: Path) -> None:
+    _evals(tmp_path)
+    write(
+        tmp_path / "pyproject.toml",
+        '[project]\nname = "x"\n\n[tool.trialbook]\npaths = ["guides"]\nkeep-runs = 1\nfilter = "alpha"\n',
+    )
+    assert _running(invoke("list").output) == ["alpha"]
+    assert _running(invoke("list", "--filter", "beta").output) == ["beta"]
+    # The environment sits between the flag and the file.
+    assert _running(invoke("list", env={"TRIALBOOK_FILTER": "beta"}).output) == ["beta"]
+    for _ in range(2):
+        assert invoke("eval").exit_code == 0
+    assert _runs(tmp_path) == 1
+    for _ in range(2):
+        assert invoke("eval", "--keep-runs", "5").exit_code == 0
+    assert _runs(tmp_path) == 3
+
+
+def test_trialbook_toml_with_a_table_per_command(invoke: Invoke, tmp_path: Path) -> None:
+    _evals(tmp_path)
+    write(tmp_path / "pyproject.toml", '[tool.trialbook]\nfilter = "alpha"\n')  # trialbook.toml wins
+    write(tmp_path / "trialbook.toml", 'paths = ["guides"]\n\n[list]\nfilter = ["beta", "alpha"]\n')
+    assert _running(invoke("list").output) == ["alpha", "beta"]
+    dry = invoke("eval", "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    assert _running(dry.output) == ["alpha", "beta"]
+
+
+def test_mistakes_in_the_file_name_the_file_and_the_key(invoke: Invoke, tmp_path: Path) -> None:
+    _evals(tmp_path)
+    cases = [
+        ("[tool.trialbook]\nconcurency = 8\n", "concurency: no such option; closest: concurrency"),
+        ('[tool.trialbook]\nconcurrency = "many"\n', "concurrency: 'many' is not a valid integer"),
+        ("[tool.trialbook]\nkeep-runs = 0\n", "[tool.trialbook] keep-runs: 0 is not in the range"),
+        ('[tool.trialbook.list]\njunit = "x.xml"\n', "list] junit: no such option of trialbook list"),
+        ("[tool.trialbook]\nfilter = {a = 1}\n", "[tool.trialbook] filter: expected a list"),
+        ("[tool.trialbook\n", "not valid TOML"),
+    ]
+    for text, message in cases:
+        write(tmp_path / "pyproject.toml", text)
+        result = invoke("list", "guides")
+        assert result.exit_code == 2, (text, result.output)
+        assert f"{tmp_path / 'pyproject.toml'}: " in result.output
+        assert message in result.output, result.output
+        assert "Traceback" not in result.output
