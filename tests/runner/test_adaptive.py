@@ -25,7 +25,7 @@ def _eval(root: Path, trials: str, pass_rate: float, script: str) -> None:
 
 
 def _trial_folders(root: Path) -> list[str]:
-    return sorted(p.name for p in (root / ".trialbook/results/evals/steady/fake").glob("trial-*"))
+    return sorted(p.name for p in (root / ".trialbook/runs/latest/evals/steady/fake").glob("trial-*"))
 
 
 def test_an_always_passing_agent_stops_at_the_minimum(invoke: Invoke, tmp_path: Path) -> None:
@@ -35,7 +35,7 @@ def test_an_always_passing_agent_stops_at_the_minimum(invoke: Invoke, tmp_path: 
     assert _trial_folders(tmp_path) == ["trial-1", "trial-2", "trial-3"]
     assert "decided after 3 of 10 trials, 7 saved" in result.output
     assert "adaptive trials: 7 of 10 planned trials not needed" in result.output
-    suite = json.loads((tmp_path / ".trialbook/results/suite.json").read_text())
+    suite = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
     (test,) = [t for t in suite["tests"] if t["id"] == "steady::fake"]
     props = test["properties"]
     assert (props["trials"], props["passed"], props["saved_trials"], props["verdict"]) == (3, 3, 7, "pass")
