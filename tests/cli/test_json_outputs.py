@@ -38,7 +38,7 @@ def test_list_json(invoke: Invoke, tmp_path: Path) -> None:
     _evals(tmp_path)
     result = invoke("list", "--json", "--filter", "good")
     assert result.exit_code == 0, result.output
-    document = _valid("list", result.output)
+    document = _valid("list", result.stdout)
     assert [(p["id"], p["agent"], p["action"]) for p in document["pairs"]] == [
         ("bad", "literal", "filtered"),
         ("bad", "s", "filtered"),
@@ -51,7 +51,7 @@ def test_eval_json_is_the_manifest_plus_the_outcome(invoke: Invoke, tmp_path: Pa
     _evals(tmp_path)
     result = invoke("eval", "--json")
     assert result.exit_code == 1
-    document = _valid("run", result.output)  # nothing but the document on stdout
+    document = _valid("run", result.stdout)  # nothing but the document on stdout
     assert document["exit_code"] == 1
     verdicts = {(p["id"], p["agent"]): p["verdict"] for p in document["pairs"]}
     assert verdicts == {("bad", "literal"): "fail", ("bad", "s"): "error", ("good", "literal"): "pass"}
@@ -66,14 +66,14 @@ def test_eval_dry_run_json_lists_the_refusals(invoke: Invoke, tmp_path: Path) ->
     _evals(tmp_path)
     result = invoke("eval", "--dry-run", "--json", env={"CI": None})
     assert result.exit_code == 2
-    document = _valid("list", result.output)
+    document = _valid("list", result.stdout)
     assert any("--unsafe-local" in refusal for refusal in document["refusals"])
 
 
 def test_agents_json(invoke: Invoke) -> None:
     result = invoke("agents", "--json")
     assert result.exit_code == 0
-    document = _valid("agents", result.output)
+    document = _valid("agents", result.stdout)
     literal = next(a for a in document["agents"] if a["name"] == "literal")
     assert literal["available"] is True and literal["reason"] is None
 
@@ -84,7 +84,7 @@ def test_validate_json(invoke: Invoke, tmp_path: Path, broken: bool) -> None:
     if broken:
         write(tmp_path / "evals/typo.eval.yaml", "prompt_text: hi\nagents: [literal]\ntrails: 3\n")
     result = invoke("validate", "--json")
-    document = _valid("validate", result.output)
+    document = _valid("validate", result.stdout)
     assert document["ok"] is not broken
     assert result.exit_code == (2 if broken else 0)
     if broken:
@@ -96,5 +96,5 @@ def test_validate_json(invoke: Invoke, tmp_path: Path, broken: bool) -> None:
 
 
 def test_validate_json_of_the_examples(invoke: Invoke) -> None:
-    document = _valid("validate", invoke("validate", "--json", str(EXAMPLES / "evals")).output)
+    document = _valid("validate", invoke("validate", "--json", str(EXAMPLES / "evals")).stdout)
     assert len(document["evals"]) == 3
