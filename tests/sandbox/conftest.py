@@ -20,6 +20,7 @@ def make_sandbox(tmp_path: Path) -> Iterator[MakeSandbox]:
         secrets: Mapping[str, str] | None = None,
         extra_env: Mapping[str, str] | None = None,
         base_path: str | None = None,
+        exclude: Sequence[str] = (),
     ) -> Sandbox:
         sandbox = create_sandbox(
             root=tmp_path / "trials",
@@ -28,6 +29,7 @@ def make_sandbox(tmp_path: Path) -> Iterator[MakeSandbox]:
             secrets=secrets or {},
             extra_env=extra_env or {},
             base_path=base_path,
+            exclude=exclude,
         )
         made.append(sandbox)
         return sandbox

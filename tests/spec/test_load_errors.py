@@ -316,3 +316,39 @@ def test_a_template_that_is_a_file_is_refused(project: Path) -> None:
         "evals/x.eval.yaml:3: sandbox.template: the template folder template is not a folder "
         "(looked for evals/template; paths are relative to the eval file)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("sandbox", "expected"),
+    [
+        (
+            "sandbox: {exclude: [node_modules]}\n",
+            "evals/x.eval.yaml:3: sandbox.exclude: has no template to exclude from (add sandbox.template: "
+            "exclude leaves files of the template out of each trial's copy)",
+        ),
+        (
+            "sandbox: {template: t, exclude: node_modules}\n",
+            "evals/x.eval.yaml:3: sandbox.exclude: expected a list, got 'node_modules' (a string) "
+            "(write e.g. sandbox: {template: .., exclude: [node_modules, '*.log']})",
+        ),
+        (
+            "sandbox: {template: t, exclude: [ok, ../up]}\n",
+            "evals/x.eval.yaml:3: sandbox.exclude[1]: '../up' uses '.' or '..'; write the path from the "
+            "template folder, e.g. build/out (write a glob relative to the template, e.g. node_modules, "
+            "'*.log' or build/**)",
+        ),
+    ],
+)
+def test_sandbox_exclude_mistakes(project: Path, sandbox: str, expected: str) -> None:
+    (project / "evals/t").mkdir(parents=True)
+    write(project, "evals/x.eval.yaml", OK + sandbox)
+    assert problems("evals") == [expected]
+
+
+def test_sandbox_exclude_is_read(project: Path) -> None:
+    from .helpers import load
+
+    (project / "evals/t").mkdir(parents=True)
+    write(project, "evals/x.eval.yaml", OK + "sandbox: {template: t, exclude: [node_modules, '*.log']}\n")
+    (spec,) = load("evals")
+    assert spec.template_exclude == ("node_modules", "*.log")

@@ -11,7 +11,7 @@ from ..report.junit import render_junit
 from ..report.markdown import render_summary
 from ..report.terminal import render_table
 from ..runner import RunOptions, RunReport
-from ..runner._review import review_of, table_rows
+from ..runner._review import entry_remarks, review_of, table_rows
 
 __all__ = ["emit_report", "render_plan", "write_report_files"]
 
@@ -70,6 +70,13 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
             f"\nadaptive trials: {saved} of {planned} planned trials not needed "
             f"({adaptive} eval × agent pair(s) stopped once their verdict was decided)"
         )
+    notes = [
+        f"note: {result.entry.spec.id} [{result.entry.label}]: {note}"
+        for result in report.results
+        for note in entry_remarks(result)
+    ]
+    if notes:
+        click.echo("\n" + mask("\n".join(notes)))
     kept = [o.sandbox_path for r in report.results for o in r.outcomes if o.sandbox_path is not None]
     if kept:
         click.echo("\nkept sandboxes:\n" + "\n".join(f"  {path}" for path in kept))

@@ -49,6 +49,7 @@ class ReviewRow:
         history: how this eval × agent behaved over recent base-branch runs, when history has them.
         note: what else a reader should know (trials saved by stopping early, assertions that held
             on an untouched sandbox), or ``""``.
+        remarks: longer notes listed below the table, e.g. a shim no trial called.
     """
 
     eval_id: str
@@ -63,6 +64,7 @@ class ReviewRow:
     failures: tuple[str, ...] = ()
     history: Stability | None = None
     note: str = ""
+    remarks: tuple[str, ...] = ()
 
     @property
     def compared_with_window(self) -> bool:

@@ -222,6 +222,16 @@ def _failures(rows: Sequence[ReviewRow]) -> list[str]:
     return lines
 
 
+def _notes(rows: Sequence[ReviewRow]) -> list[str]:
+    noted = [row for row in rows if row.remarks]
+    if not noted:
+        return []
+    lines = ["", "### Notes", ""]
+    for row in sorted(noted, key=lambda r: (r.eval_id, r.agent)):
+        lines += [f"- {_text(row.eval_id)} × {_text(row.agent)}: {_text(note)}" for note in row.remarks]
+    return lines
+
+
 def render_summary(
     rows: Sequence[ReviewRow],
     *,
@@ -263,6 +273,7 @@ def render_summary(
             ]
     lines += _unstable(rows)
     lines += _failures(rows)
+    lines += _notes(rows)
     lines += _listing("Cached (not re-run)", cached)
     lines += _listing("Skipped", skipped)
     lines += _listing("Not started (budget reached)", unstarted)

@@ -103,6 +103,14 @@ class EntryResult:
         return [f"decided after {ran} of {self.planned} trials, {self.saved} saved"]
 
     @property
+    def unused_shims(self) -> tuple[str, ...]:
+        """Shims no trial of this eval × agent called (a shim one trial used is not worth a note)."""
+        if not self.outcomes:
+            return ()
+        first, *rest = self.outcomes
+        return tuple(name for name in first.unused_shims if all(name in o.unused_shims for o in rest))
+
+    @property
     def cost_usd(self) -> float | None:
         """Known cost of the trials run; ``None`` when any trial's cost is unknown."""
         total = 0.0
@@ -148,6 +156,7 @@ def _requests(
             trial=n,
             prompt=rendered.text,
             template=spec.template,
+            template_exclude=spec.template_exclude,
             shims=shims,
             secrets=secrets,
             agent_env=agent_env,

@@ -46,13 +46,20 @@ def write_trial_files(
     assertions: Sequence[AssertionRecord],
     calls: bytes,
     masker: Masker,
+    *,
+    notes: Sequence[str] = (),
 ) -> None:
-    """Write ``result.json`` and ``calls.jsonl`` next to the adapter's raw output, masking all of it."""
+    """Write ``result.json`` and ``calls.jsonl`` next to the adapter's raw output, masking all of it.
+
+    ``notes`` are what a reader should know that is neither a failed check nor evidence, such as a shim
+    that was declared and never called.
+    """
     mask_folder(folder, masker)
     atomic_write_bytes(folder / "calls.jsonl", masker.bytes(calls))
     document: dict[str, JsonValue] = {
         "schema_version": SCHEMA_VERSION,
         "assertions": [dict(asdict(record)) for record in assertions],
+        "notes": list(notes),
         "result": dump_result(result),
     }
     write_json(folder / "result.json", document, masker)

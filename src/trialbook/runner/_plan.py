@@ -11,6 +11,7 @@ from ..agents import Agent, AgentSpec, create_agent
 from ..errors import UsageError
 from ..evidence import JsonValue
 from ..hashing import canonical_json, tagged_sha256
+from ..sandbox import TemplateFilter
 from ..select import cache_decision, shard_of, tree_hash
 from ..spec import EvalSpec, RenderedPrompt, cache_material, render_options, render_prompt, secret_marker
 from ._selection import Selection
@@ -197,9 +198,10 @@ def build_plan(
         agent = pool.get(entry.agent)
         version = agent.version()
         template = entry.spec.template
-        tkey = str(template)
+        tkey = str((template, entry.spec.template_exclude))
         if tkey not in template_hashes:
-            template_hashes[tkey] = tree_hash(template) if template is not None else None
+            keep = TemplateFilter.of(entry.spec.template_exclude)
+            template_hashes[tkey] = tree_hash(template, keep) if template is not None else None
         assert entry.rendered is not None
         material: JsonValue = cache_material(
             entry.spec,

@@ -11,7 +11,7 @@ from ..report.terminal import TableRow
 from ._engine import EntryResult
 from ._run import RunReport
 
-__all__ = ["BaseLookup", "Review", "review_of", "table_rows", "terminal_note"]
+__all__ = ["BaseLookup", "Review", "entry_remarks", "review_of", "table_rows", "terminal_note"]
 
 BaseLookup = Callable[[str, str], BaseResult | None]
 
@@ -35,6 +35,7 @@ def _row(report: RunReport, result: EntryResult, base: BaseLookup | None) -> Rev
         failures=tuple(result.failures),
         history=_history(report, entry.key),
         note="; ".join(result.notes),
+        remarks=tuple(entry_remarks(result)),
     )
 
 
@@ -79,6 +80,17 @@ def review_of(report: RunReport, base: BaseLookup | None = None) -> Review:
         if e.action in ("filtered", "unchanged")
     ]
     return Review(rows, cached, skipped, unstarted)
+
+
+def entry_remarks(result: EntryResult) -> list[str]:
+    """Notes for one eval × agent: today, the declared shims that no trial called."""
+    count = len(result.outcomes)
+    where = "its trial" if count == 1 else f"any of its {count} trials"
+    return [
+        f"shim {name} was declared but not called in {where}: not needed, or reached without PATH "
+        "(an absolute path, command -p, an activated virtualenv)"
+        for name in result.unused_shims
+    ]
 
 
 def table_rows(report: RunReport) -> list[TableRow]:

@@ -64,6 +64,7 @@ def _ran(result: EntryResult) -> TestReport:
             "saved_trials": result.saved,
             "verdict": result.verdict,
             "cost_usd": result.cost_usd,
+            "unused_shims": list(result.unused_shims),
         }
     )
     return TestReport(

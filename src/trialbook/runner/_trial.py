@@ -18,7 +18,7 @@ from ..sandbox._changes import CHANGES_FILE, record_changes
 from ..verdict import trial_passed
 from ._outputs import write_json, write_trial_files
 
-__all__ = ["TrialOutcome", "TrialRequest", "run_trial"]
+__all__ = ["TrialOutcome", "TrialRequest", "run_trial", "unused_shim_note", "unused_shims"]
 
 BACKSTOP_S = 30.0
 """Extra time an adapter gets past the trial deadline to stop on its own before the runner cancels it."""
@@ -33,6 +33,7 @@ class TrialRequest:
     trial: int
     prompt: str
     template: Path | None
+    template_exclude: tuple[str, ...]
     shims: tuple[ShimConfig, ...]
     secrets: Mapping[str, str]
     agent_env: Mapping[str, str]
@@ -57,6 +58,7 @@ class TrialOutcome:
     cost_estimated: bool
     duration_s: float
     sandbox_path: Path | None
+    unused_shims: tuple[str, ...] = ()
 
 
 def _harness_failure(agent: Agent, error: str, reason: str, started: float, workdir: Path) -> AgentResult:
@@ -87,6 +89,20 @@ async def _run_agent(agent: Agent, task: AgentTask) -> AgentResult:
         return _harness_failure(agent, message, "error", started, task.workdir)
 
 
+def unused_shims(shims: tuple[ShimConfig, ...], calls: tuple[Call, ...]) -> tuple[str, ...]:
+    """The declared shims the agent never called, in declaration order."""
+    called = {call.argv[0] for call in calls if call.argv}
+    return tuple(shim.name for shim in shims if shim.name not in called)
+
+
+def unused_shim_note(name: str) -> str:
+    """Why an unused shim is worth a look: the tool was not needed, or the agent went around ``PATH``."""
+    return (
+        f"shim {name} was declared but never called: the agent did not need it, or reached it without "
+        "PATH (an absolute path, command -p, an activated virtualenv)"
+    )
+
+
 def trial_cost(result: AgentResult) -> tuple[float | None, bool]:
     """``(cost, estimated)``: the agent's own figure, else an estimate from tokens, else unknown.
 
@@ -107,6 +123,7 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         create_sandbox,
         root=request.sandbox_root,
         template=request.template,
+        exclude=request.template_exclude,
         shims=request.shims,
         secrets=request.secrets,
         extra_env=request.agent_env,
@@ -136,10 +153,14 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
             problems = tuple(f"call log: {problem}" for problem in finished.call_log_problems)
             result = replace(result, capture_errors=(*result.capture_errors, *problems))
             finished = sandbox.finished(result)
+        calls = tuple(finished.calls)  # the agent's calls: read before the checks run their commands
+        unused = unused_shims(request.shims, calls)
         records = await asyncio.to_thread(evaluate_all, request.assertions, finished)
-        calls = tuple(finished.calls)
         passed = trial_passed(result, [record.passed for record in records])
-        await asyncio.to_thread(write_trial_files, request.folder, result, records, agent_calls, masker)
+        notes = [unused_shim_note(name) for name in unused]
+        await asyncio.to_thread(
+            write_trial_files, request.folder, result, records, agent_calls, masker, notes=notes
+        )
         await asyncio.to_thread(write_json, request.folder / CHANGES_FILE, changes, masker)
     finally:
         closed = await asyncio.to_thread(sandbox.close, keep=request.keep_sandbox)
@@ -155,4 +176,5 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         cost_estimated=cost[1],
         duration_s=time.monotonic() - started,
         sandbox_path=kept,
+        unused_shims=unused,
     )

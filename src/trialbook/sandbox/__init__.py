@@ -1,18 +1,23 @@
 """Throw-away sandboxes for trials: a template copy, an isolated HOME, PATH shims and a call log."""
 
 from ._calllog import CallLog, parse_call_log, read_call_log
+from ._exclude import ALWAYS_EXCLUDED, TemplateFilter, check_pattern
 from ._finished import SandboxTrial, run_command
+from ._host import runner_path
 from ._sandbox import Sandbox, create_sandbox, remove_tree
 from ._shims import ShimConfig, ShimMode
 from .process import ProcessOutcome, kill_group, run_process
 
 __all__ = [
+    "ALWAYS_EXCLUDED",
     "CallLog",
     "ProcessOutcome",
     "Sandbox",
     "SandboxTrial",
     "ShimConfig",
     "ShimMode",
+    "TemplateFilter",
+    "check_pattern",
     "create_sandbox",
     "kill_group",
     "parse_call_log",
@@ -20,4 +25,5 @@ __all__ = [
     "remove_tree",
     "run_command",
     "run_process",
+    "runner_path",
 ]

@@ -24,7 +24,9 @@ from ..errors import ConfigError
 from ..evidence import AgentResult
 from ._calllog import CallLog, read_call_log
 from ._env import XDG_DIRS, build_env
+from ._exclude import TemplateFilter
 from ._finished import SandboxTrial
+from ._host import runner_path
 from ._shims import ShimConfig, write_shim
 from ._special import refuse_special
 
@@ -113,11 +115,17 @@ def remove_tree(path: Path) -> None:
         shutil.rmtree(path)
 
 
-def _copy_template(template: Path, workdir: Path) -> None:
+def _copy_template(template: Path, workdir: Path, keep: TemplateFilter) -> None:
     if not template.is_dir():
         raise ConfigError(f"{template}: sandbox template must be an existing folder")
+
+    def ignored(folder: str, names: list[str]) -> list[str]:
+        rel = Path(folder).relative_to(template).as_posix()
+        prefix = "" if rel == "." else rel + "/"
+        return [n for n in names if not keep.kept(prefix + n, is_dir=os.path.isdir(os.path.join(folder, n)))]
+
     # A real copy, not hard links: the agent edits these files and other trials must not see it.
-    shutil.copytree(template, workdir, symlinks=True, copy_function=_copy_file)
+    shutil.copytree(template, workdir, symlinks=True, ignore=ignored, copy_function=_copy_file)
 
 
 def _copy_file(source: str, target: str) -> object:
@@ -137,11 +145,13 @@ def create_sandbox(
     secrets: Mapping[str, str],
     extra_env: Mapping[str, str],
     base_path: str | None = None,
+    exclude: Sequence[str] = (),
 ) -> Sandbox:
     """Make a fresh trial folder under ``root`` (the system temp folder when ``None``).
 
     ``base_path`` is the ``PATH`` that follows the shim folder and that passthrough shims search
-    (the runner's ``PATH`` when ``None``).
+    (the runner's ``PATH`` without trialbook's own virtualenv when ``None``; see ``_host``). The
+    template is copied without ``.git``, ``.trialbook`` and the ``exclude`` globs (see ``_exclude``).
     """
     names = [shim.name for shim in shims]
     duplicates = sorted({name for name in names if names.count(name) > 1})
@@ -152,7 +162,7 @@ def create_sandbox(
     path = Path(tempfile.mkdtemp(prefix="trialbook-", dir=root)).resolve()
     sandbox: Sandbox | None = None
     try:
-        original_path = os.environ.get("PATH", os.defpath) if base_path is None else base_path
+        original_path = runner_path() if base_path is None else base_path
         env = build_env(
             home=path / "home",
             tmp=path / "tmp",
@@ -165,7 +175,7 @@ def create_sandbox(
         if template is None:
             sandbox.workdir.mkdir()
         else:
-            _copy_template(template, sandbox.workdir)
+            _copy_template(template, sandbox.workdir, TemplateFilter.of(exclude))
         for rel in XDG_DIRS.values():
             (sandbox.home / rel).mkdir(parents=True, exist_ok=True)
         sandbox.tmp.mkdir()

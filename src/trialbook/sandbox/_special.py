@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = ["SpecialFileError", "find_special_files", "refuse_special", "special_kind"]
@@ -35,10 +36,13 @@ def special_kind(mode: int) -> str | None:
     return None
 
 
-def find_special_files(root: Path, limit: int = 5) -> list[tuple[str, str]]:
+def find_special_files(
+    root: Path, limit: int = 5, *, skip: Callable[[str, bool], bool] | None = None
+) -> list[tuple[str, str]]:
     """Up to ``limit`` special files under ``root`` as ``(relative path, kind)``, in a stable order.
 
-    Only ``lstat`` is used, and symlinks are not followed, so the walk itself never blocks.
+    Only ``lstat`` is used, and symlinks are not followed, so the walk itself never blocks. ``skip``
+    (relative path, is a folder) leaves out entries that are never copied, such as ``.git``.
     """
     found: list[tuple[str, str]] = []
     pending = [root]
@@ -52,6 +56,8 @@ def find_special_files(root: Path, limit: int = 5) -> list[tuple[str, str]]:
             try:
                 mode = entry.stat(follow_symlinks=False).st_mode
             except OSError:
+                continue
+            if skip is not None and skip(Path(entry.path).relative_to(root).as_posix(), stat.S_ISDIR(mode)):
                 continue
             if stat.S_ISDIR(mode):
                 pending.append(Path(entry.path))

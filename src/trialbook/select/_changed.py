@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pygit2
 
+from ..sandbox import TemplateFilter
 from ..spec import EvalSpec
 from ._git import BaseTree
 
@@ -25,15 +26,16 @@ def _changed_file(base: BaseTree, path: Path) -> str | None:
     return None
 
 
-def _changed_template(base: BaseTree, template: Path) -> str | None:
+def _changed_template(base: BaseTree, template: Path, exclude: tuple[str, ...]) -> str | None:
     rel = base.relative(template)
     if rel is None:
         return f"template {template} is outside the repository"
-    before = base.file_ids(rel)
+    keep = TemplateFilter.of(exclude)
+    before = {path: blob for path, blob in base.file_ids(rel).items() if keep.kept(path, is_dir=False)}
     now = {
         p.relative_to(template).as_posix(): pygit2.hashfile(str(p))
         for p in sorted(template.rglob("*"))
-        if p.is_file() and not p.is_symlink()
+        if p.is_file() and not p.is_symlink() and keep.kept(p.relative_to(template).as_posix(), is_dir=False)
     }
     differing = sorted(set(before) ^ set(now) | {k for k in set(before) & set(now) if before[k] != now[k]})
     if differing:
@@ -50,16 +52,17 @@ def changed_evals(specs: Sequence[EvalSpec], base: BaseTree) -> tuple[dict[str, 
     """
     changed: dict[str, str] = {}
     unchanged: dict[str, str] = {}
-    templates: dict[Path, str | None] = {}  # evals often share one template: compare it once
+    templates: dict[tuple[Path, tuple[str, ...]], str | None] = {}  # evals often share one: compare once
     for spec in specs:
         reason = _changed_file(base, spec.source)
         if reason is None and spec.prompt_path is not None:
             reason = _changed_file(base, spec.prompt_path)
             reason = f"prompt: {reason}" if reason else None
         if reason is None and spec.template is not None:
-            if spec.template not in templates:
-                templates[spec.template] = _changed_template(base, spec.template)
-            reason = templates[spec.template]
+            key = (spec.template, spec.template_exclude)
+            if key not in templates:
+                templates[key] = _changed_template(base, spec.template, spec.template_exclude)
+            reason = templates[key]
         if reason is None:
             unchanged[spec.id] = f"unchanged since {base.ref}"
         else:

@@ -108,11 +108,19 @@ FIELDS: tuple[FieldDoc, ...] = (
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "template": {**_PATH, "description": "Folder copied fresh into every trial's sandbox."}
+                "template": {**_PATH, "description": "Folder copied fresh into every trial's sandbox."},
+                "exclude": {
+                    "type": "array",
+                    "items": {"type": "string", "minLength": 1},
+                    "description": (
+                        "Globs of template files left out of each copy and of the cache key; "
+                        ".git and .trialbook are always left out."
+                    ),
+                },
             },
         },
-        "What each trial's sandbox starts from.",
-        "sandbox: {template: template/}",
+        "What each trial's sandbox starts from; exclude leaves template files out of the copy.",
+        "sandbox: {template: template/, exclude: [node_modules]}",
     ),
     FieldDoc(
         "shims",

@@ -49,6 +49,7 @@ class EvalSpec:
     pass_rate: float = 1.0
     min_trials: int | None = None
     template: Path | None = None
+    template_exclude: tuple[str, ...] = ()
     shims: tuple[ShimSpec, ...] = ()
     assertions: tuple[Assertion, ...] = ()
     max_cost_usd: float | None = None

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..agents import AgentSpec
 from ..assertions import Assertion
+from ..sandbox import TemplateFilter, check_pattern
 from ..sandbox._special import find_special_files
 from ._context import Context
 from ._fields import FIELDS, ID_PATTERN
@@ -37,6 +38,7 @@ class _EvalReader:
         self.min_trials: int | None = None
         self.pass_rate: float | None = 1.0
         self.template: Path | None = None
+        self.template_exclude: tuple[str, ...] | None = ()
         self.shims: tuple[ShimSpec, ...] | None = ()
         self.assertions: tuple[Assertion, ...] | None = ()
         self.max_cost_usd: float | None = None
@@ -116,7 +118,9 @@ class _EvalReader:
         entries = self.ctx.read.mapping(node, "sandbox", _EXAMPLE["sandbox"])
         if entries is None:
             return
-        self.ctx.read.only_keys(entries, "sandbox", ("template",))
+        self.ctx.read.only_keys(entries, "sandbox", ("template", "exclude"))
+        if "exclude" in entries:
+            self.template_exclude = self._read_exclude(entries["exclude"], has_template="template" in entries)
         if "template" not in entries:
             return
         value = entries["template"]
@@ -130,12 +134,37 @@ class _EvalReader:
             self.ctx.problems.add(
                 value.line, "sandbox.template", f"the template folder {relative} {reason}", fix
             )
-        for name, kind in find_special_files(folder) if folder.is_dir() else ():
+        keep = TemplateFilter.of(self.template_exclude or ())
+        skip = lambda rel, is_dir: keep.excluded(rel, is_dir=is_dir)  # noqa: E731
+        for name, kind in find_special_files(folder, skip=skip) if folder.is_dir() else ():
             fix = "remove it; a template may hold only files, folders and symlinks"
             self.ctx.problems.add(
                 value.line, "sandbox.template", f"{relative.rstrip('/')}/{name} is {kind}", fix
             )
         self.template = folder
+
+    def _read_exclude(self, node: Node, *, has_template: bool) -> tuple[str, ...] | None:
+        example = "sandbox: {template: .., exclude: [node_modules, '*.log']}"
+        items = self.ctx.read.sequence(node, "sandbox.exclude", example)
+        if items is None:
+            return None
+        if not has_template:
+            fix = "add sandbox.template: exclude leaves files of the template out of each trial's copy"
+            self.ctx.problems.add(node.line, "sandbox.exclude", "has no template to exclude from", fix)
+            return None
+        patterns: list[str] = []
+        for index, item in enumerate(items):
+            field = f"sandbox.exclude[{index}]"
+            text = self.ctx.read.string(item, field, example)
+            if text is None:
+                continue
+            problem = check_pattern(text)
+            if problem is not None:
+                fix = "write a glob relative to the template, e.g. node_modules, '*.log' or build/**"
+                self.ctx.problems.add(item.line, field, f"{text!r} {problem}", fix)
+                continue
+            patterns.append(text)
+        return tuple(patterns) if len(patterns) == len(items) else None
 
     def read_shims(self, node: Node) -> None:
         self.shims = read_shims(node, self.ctx)
@@ -219,6 +248,7 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         or r.shims is None
         or r.assertions is None
         or r.timeout_s is None
+        or r.template_exclude is None
     ):
         return None
     return EvalSpec(
@@ -233,6 +263,7 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         min_trials=r.min_trials,
         pass_rate=r.pass_rate,
         template=r.template,
+        template_exclude=r.template_exclude,
         shims=r.shims,
         assertions=r.assertions,
         max_cost_usd=r.max_cost_usd,
