@@ -50,7 +50,7 @@ def test_a_guide_run_under_uv_run_sees_no_trialbook_interpreter(tmp_path: Path) 
         "UV_NO_PROGRESS": "1",
     }
     done = subprocess.run(
-        [_uv(), "run", "--frozen", "--project", str(ROOT), "trialbook", "eval", "evals"],
+        [_uv(), "run", "--frozen", "--project", str(ROOT), "trialbook", "eval", "evals", "--results-dir", "results"],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -58,7 +58,7 @@ def test_a_guide_run_under_uv_run_sees_no_trialbook_interpreter(tmp_path: Path) 
         timeout=300,
         check=False,
     )
-    trial = tmp_path / ".trialbook/results/evals/python-guide/literal/trial-1"
+    trial = tmp_path / "results/evals/python-guide/literal/trial-1"
     log = (trial / "literal.log").read_text() if (trial / "literal.log").exists() else ""
     assert done.returncode == 0, done.stdout + done.stderr + log
     assert f"prefix {ROOT / '.venv'}" not in log
@@ -91,13 +91,13 @@ def test_a_repository_as_template_is_cached_on_the_second_run(invoke: Invoke, tm
     history = tmp_path / "history"
     first = invoke("eval", "evals", "--history-dir", str(history), "--summary", str(tmp_path / "s.md"))
     assert first.exit_code == 0, first.output
-    assert (repo / ".trialbook/results/evals/repo/literal/trial-1/literal.log").exists()
+    assert (repo / ".trialbook/runs/latest/evals/repo/literal/trial-1/literal.log").exists()
     # The note for the shim that was never called, in the terminal, the summary and the trial's result.
     assert "note: repo [literal]: shim gh was declared but not called in its trial" in first.output
     assert "shim gh was declared but not called" in (tmp_path / "s.md").read_text()
-    document = json.loads((repo / ".trialbook/results/evals/repo/literal/trial-1/result.json").read_text())
+    document = json.loads((repo / ".trialbook/runs/latest/evals/repo/literal/trial-1/result.json").read_text())
     assert document["notes"] and "shim gh" in document["notes"][0]
-    suite = json.loads((repo / ".trialbook/results/suite.json").read_text())
+    suite = json.loads((repo / ".trialbook/runs/latest/suite.json").read_text())
     assert suite["tests"][0]["properties"]["unused_shims"] == ["gh"]
 
     # Another commit, new results in .trialbook and a scratch folder: none of it reaches a trial.
