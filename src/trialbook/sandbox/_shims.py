@@ -64,8 +64,9 @@ class ShimConfig:
 
 
 # The JSON escaper runs in the C locale so that [[:cntrl:]] and ${#s} mean bytes; UTF-8 passes through
-# untouched. Newlines, tabs and carriage returns take the fast substitution path; other control bytes
-# (rare) fall back to a per-character loop.
+# untouched. bash's ${s//x/y} costs time quadratic in the number of matches, so long strings are escaped in
+# 512-byte chunks (each chunk's cost is bounded, the whole is linear) and joined once with printf. Which
+# other control bytes (rare) occur is found once per string; only those are replaced in each chunk.
 _TEMPLATE = r"""#!{bash} -p
 # trialbook shim for `{name_raw}` ({mode}): appends one JSON line per call to this trial's call log.
 # Generated when the sandbox was made; every path below is fixed so a scrubbed environment still logs.
@@ -83,34 +84,59 @@ _tb_start=$EPOCHREALTIME
 _tb_cwd=$PWD
 _tb_args=("$@")
 _tb_done=
+_tb_ctl=()
+_tb_hex=()
+_tb_found=()
 
-_tb_str() {{
-  local LC_ALL=C
-  local s=$1
+_tb_esc() {{
+  local s=$1 i
   s=${{s//\\/\\\\}}
   s=${{s//\"/\\\"}}
   s=${{s//$'\n'/\\n}}
   s=${{s//$'\t'/\\t}}
   s=${{s//$'\r'/\\r}}
+  for i in "${{_tb_found[@]}}"; do s=${{s//"${{_tb_ctl[i]}}"/"${{_tb_hex[i]}}"}}; done
+  _tb_chunk=$s
+}}
+
+_tb_str() {{
+  local LC_ALL=C
+  local s=$1 i n c h
+  _tb_found=()
   if [[ $s == *[[:cntrl:]]* ]]; then
-    local out= c i
-    for ((i = 0; i < ${{#s}}; i++)); do
-      c=${{s:i:1}}
-      if [[ $c == [[:cntrl:]] ]]; then printf -v c '\\u%04x' "'$c"; fi
-      out+=$c
-    done
-    s=$out
+    if [[ -z ${{_tb_ctl[1]-}} ]]; then
+      for ((i = 1; i < 32; i++)); do
+        printf -v h %02x "$i"; printf -v c "\\x$h"; _tb_ctl[i]=$c; _tb_hex[i]="\\u00$h"
+      done
+      _tb_ctl[127]=$'\x7f'; _tb_hex[127]='\u007f'
+      unset '_tb_ctl[9]' '_tb_ctl[10]' '_tb_ctl[13]'
+    fi
+    for i in "${{!_tb_ctl[@]}}"; do [[ $s == *"${{_tb_ctl[i]}}"* ]] && _tb_found+=("$i"); done
   fi
-  _tb_json=\"$s\"
+  n=${{#s}}
+  if ((n <= 512)); then
+    _tb_esc "$s"
+    _tb_json=\"$_tb_chunk\"
+    return
+  fi
+  local parts=()
+  for ((i = 0; i < n; i += 512)); do
+    _tb_esc "${{s:i:512}}"
+    parts+=("$_tb_chunk")
+  done
+  printf -v _tb_json '%s' "${{parts[@]}}"
+  _tb_json=\"$_tb_json\"
 }}
 
 _tb_record() {{
   [[ -n $_tb_done ]] && return
   _tb_done=1
-  local end=$EPOCHREALTIME a args cwd err=null line
+  local end=$EPOCHREALTIME a args cwd err=null line parts=()
   local d=$(( ${{end//[.,]/}} - ${{_tb_start//[.,]/}} ))
-  _tb_str "$_tb_name"; args=$_tb_json
-  for a in "${{_tb_args[@]}}"; do _tb_str "$a"; args+=,$_tb_json; done
+  _tb_str "$_tb_name"; parts=("$_tb_json")
+  for a in "${{_tb_args[@]}}"; do _tb_str "$a"; parts+=("$_tb_json"); done
+  printf -v args ',%s' "${{parts[@]}}"
+  args=${{args#,}}
   _tb_str "$_tb_cwd"; cwd=$_tb_json
   if [[ -n $2 ]]; then _tb_str "$2"; err=$_tb_json; fi
   printf -v line '{{"argv":[%s],"cwd":%s,"exit_code":%s,"started_at":%s,' \
