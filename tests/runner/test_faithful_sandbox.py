@@ -50,7 +50,18 @@ def test_a_guide_run_under_uv_run_sees_no_trialbook_interpreter(tmp_path: Path) 
         "UV_NO_PROGRESS": "1",
     }
     done = subprocess.run(
-        [_uv(), "run", "--frozen", "--project", str(ROOT), "trialbook", "eval", "evals", "--results-dir", "results"],
+        [
+            _uv(),
+            "run",
+            "--frozen",
+            "--project",
+            str(ROOT),
+            "trialbook",
+            "eval",
+            "evals",
+            "--results-dir",
+            "results",
+        ],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -95,7 +106,9 @@ def test_a_repository_as_template_is_cached_on_the_second_run(invoke: Invoke, tm
     # The note for the shim that was never called, in the terminal, the summary and the trial's result.
     assert "note: repo [literal]: shim gh was declared but not called in its trial" in first.output
     assert "shim gh was declared but not called" in (tmp_path / "s.md").read_text()
-    document = json.loads((repo / ".trialbook/runs/latest/evals/repo/literal/trial-1/result.json").read_text())
+    document = json.loads(
+        (repo / ".trialbook/runs/latest/evals/repo/literal/trial-1/result.json").read_text()
+    )
     assert document["notes"] and "shim gh" in document["notes"][0]
     suite = json.loads((repo / ".trialbook/runs/latest/suite.json").read_text())
     assert suite["tests"][0]["properties"]["unused_shims"] == ["gh"]
