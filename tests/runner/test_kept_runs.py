@@ -141,3 +141,17 @@ def test_kept_runs_leave_git_status_clean(invoke: Invoke, tmp_path: Path) -> Non
         assert invoke("eval").exit_code == 0
     assert git(work, "status", "--porcelain", "--untracked-files=all") == ""
     assert not (work / ".gitignore").exists() and not (work / ".trialbook/.gitignore").exists()
+
+
+def test_the_manifest_holds_exactly_the_history_lines_recorded(invoke: Invoke, tmp_path: Path) -> None:
+    _mixed(tmp_path)
+    assert invoke("eval", "--history-dir", "h").exit_code == 1
+    manifest = json.loads((tmp_path / ".trialbook/runs/latest/manifest.json").read_text())
+    recorded = [
+        json.loads(line)
+        for name in ("bad", "good")
+        for line in (tmp_path / f"h/{name}.jsonl").read_text().splitlines()
+    ]
+    key = lambda line: (line["id"], line["agent"])  # noqa: E731
+    assert sorted(manifest["history_lines"], key=key) == sorted(recorded, key=key)
+    assert len(recorded) == 4

@@ -91,8 +91,9 @@ def build_manifest(
     started_at: float,
     finished_at: float,
     git_commit: str | None,
+    history_lines: Sequence[JsonObject] = (),
 ) -> JsonObject:
-    """The manifest of one run, in plan order."""
+    """The manifest of one run, in plan order, with the history lines it records (see docs/history.md)."""
     by_key = {result.entry.key: result for result in results}
     return {
         "kind": "run",
@@ -104,6 +105,7 @@ def build_manifest(
         "git_commit": git_commit,
         "selection": _selection(options),
         "pairs": [pair_json(entry, by_key.get(entry.key)) for entry in plan],
+        "history_lines": list(history_lines),
     }
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from ..history import HistoryError, HistoryStore
+from ..history import HistoryError, HistoryLine, HistoryStore
 from ..select import head_commit
 from ._history import history_lines
 from ._options import RunOptions
@@ -17,7 +17,7 @@ from ._options import RunOptions
 if TYPE_CHECKING:
     from ._run import RunReport
 
-__all__ = ["ci_run_url", "record", "sync"]
+__all__ = ["ci_run_url", "pending_lines", "record", "sync"]
 
 
 def sync(store: HistoryStore) -> None:
@@ -28,9 +28,9 @@ def sync(store: HistoryStore) -> None:
         store.sync()
 
 
-def record(report: RunReport, store: HistoryStore, options: RunOptions) -> None:
-    """Append a line per finished eval × agent (and push when asked); failures go to ``report``."""
-    lines = history_lines(
+def pending_lines(report: RunReport, options: RunOptions) -> list[HistoryLine]:
+    """The history lines this run records: one per eval × agent with a finished trial."""
+    return history_lines(
         report.results,
         commit=options.environ.get("GITHUB_SHA") or head_commit(options.repo),
         ci_run=ci_run_url(options),
@@ -43,6 +43,12 @@ def record(report: RunReport, store: HistoryStore, options: RunOptions) -> None:
             if value
         },
     )
+
+
+def record(report: RunReport, store: HistoryStore, options: RunOptions) -> None:
+    """Append a line per finished eval × agent (and push when asked); failures go to ``report``."""
+    # The lines already written into the run folder's manifest, when there is one: the same run ids.
+    lines = report.history_lines if report.history_lines is not None else pending_lines(report, options)
     try:
         if lines:
             store.append(lines)

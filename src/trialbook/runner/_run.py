@@ -26,7 +26,7 @@ from ._manifest import MANIFEST, build_manifest
 from ._options import RunOptions
 from ._outputs import write_json
 from ._plan import AgentPool, PlanEntry, build_plan
-from ._record import ci_run_url, record, sync
+from ._record import ci_run_url, pending_lines, record, sync
 from ._runs import begin_run, finish_run, new_run_id, selection_for
 from ._suite import build_suite
 
@@ -69,6 +69,8 @@ class RunReport:
     run_folder: Path | None = None
     """The finished run's folder (``--results-dir``, or the kept run ``latest`` now names)."""
     manifest: JsonObject | None = None
+    history_lines: list[HistoryLine] | None = None
+    """The lines this run records, decided once (they are in the manifest too)."""
 
     @property
     def exit_code(self) -> int:
@@ -249,6 +251,7 @@ def _run_and_write(
     )
     write_json(results_dir / "suite.json", suite_to_json(report.suite), report.masker)
     assert report.run_id is not None
+    report.history_lines = pending_lines(report, options)
     manifest = build_manifest(
         report.plan,
         report.results,
@@ -257,6 +260,7 @@ def _run_and_write(
         started_at=started,
         finished_at=finished,
         git_commit=commit,
+        history_lines=[line.to_json() for line in report.history_lines],
     )
     report.manifest = report.masker.json(manifest)  # type: ignore[assignment]
     write_json(results_dir / MANIFEST, manifest, report.masker)
