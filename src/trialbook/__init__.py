@@ -11,18 +11,52 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without metadata
     __version__ = "0.0.0+unknown"
 
-from .agents import AgentSpec, script_agent
-from .assertions import (
-    assert_that,
-    file_contains,
-    file_exists,
-    not_ran,
-    ran,
-    ran_in_order,
-    succeeds,
-)
-from .runner import RunOptions, RunReport, run
-from .spec import define_eval
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .agents import AgentSpec, script_agent
+    from .assertions import (
+        assert_that,
+        file_contains,
+        file_exists,
+        not_ran,
+        ran,
+        ran_in_order,
+        succeeds,
+    )
+    from .runner import RunOptions, RunReport, run
+    from .spec import define_eval
+
+# The public names are loaded on first use, not on ``import trialbook``: pytest imports the plugin
+# (``trialbook.pytest_plugin``) in every session of every project that has trialbook installed, and those
+# sessions should not pay for the runner, git access or YAML parsing they never use.
+_LAZY = {
+    "AgentSpec": "agents",
+    "script_agent": "agents",
+    "assert_that": "assertions",
+    "file_contains": "assertions",
+    "file_exists": "assertions",
+    "not_ran": "assertions",
+    "ran": "assertions",
+    "ran_in_order": "assertions",
+    "succeeds": "assertions",
+    "RunOptions": "runner",
+    "RunReport": "runner",
+    "run": "runner",
+    "define_eval": "spec",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'trialbook' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AgentSpec",

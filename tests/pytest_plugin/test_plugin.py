@@ -83,11 +83,67 @@ def test_a_failed_write_makes_pytest_fail(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*trialbook: could not write evidence*"])
 
 
-def test_an_unsupported_property_value_is_refused_not_stringified(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_prop="def test_p(record_property):\n    record_property('x', object())\n")
+UNENCODABLE = """
+def test_good(record_property):
+    record_property('kept', [1, 2])
+
+def test_bad(record_property):
+    record_property('fine', 'yes')
+    record_property('x', object())
+"""
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["plain", "xdist"])
+def test_an_unencodable_property_fails_the_run_naming_the_test_and_keeps_the_rest(
+    pytester: pytest.Pytester, workers: tuple[str, ...]
+) -> None:
+    pytester.makepyfile(test_prop=UNENCODABLE)
     out = pytester.path / "suite.json"
-    result = run(pytester, f"--trialbook-evidence={out}")
-    assert result.ret != 0 and not out.exists()
+    result = run(pytester, *workers, f"--trialbook-evidence={out}")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["*trialbook: test_prop.py::test_bad: part of this test's record cannot be saved*"]
+    )
+    tests = {t.id.split("::")[-1]: t for t in load_suite(out).tests}
+    assert tests["test_good"].outcome == "passed" and tests["test_good"].properties == {"kept": [1, 2]}
+    bad = tests["test_bad"]
+    assert bad.outcome == "error", "never stringified, never silently dropped"
+    assert bad.properties == {"fine": "yes"}
+    assert "properties.x" in bad.assertion_errors[-1]
+
+
+CRASHING = """
+import os
+
+def test_a_passes(record_property):
+    record_property('before', 'crash')
+
+def test_b_kills_its_worker():
+    os._exit(1)
+"""
+
+
+def test_a_worker_killed_after_a_passing_test_keeps_that_tests_record(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_crash=CRASHING)
+    out = pytester.path / "suite.json"
+    # Both tests on one worker (loadfile), so the worker that dies is the one that ran the passing test.
+    result = run(pytester, "-n", "2", "--dist", "loadfile", f"--trialbook-evidence={out}")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    tests = {t.id.split("::")[-1]: t for t in load_suite(out).tests}
+    assert tests["test_a_passes"].outcome == "passed"
+    assert tests["test_a_passes"].properties == {"before": "crash"}
+    crashed = tests["test_b_kills_its_worker"]
+    assert crashed.outcome == "error"
+    assert any("crashed while running" in e for e in crashed.assertion_errors)
+
+
+@pytest.mark.parametrize("blocked", [(), ("-p", "no:xdist")], ids=["loaded", "blocked"])
+def test_the_evidence_file_does_not_need_xdist(pytester: pytest.Pytester, blocked: tuple[str, ...]) -> None:
+    pytester.makepyfile(test_ok="def test_ok():\n    assert True\n")
+    out = pytester.path / "suite.json"
+    result = run(pytester, *blocked, f"--trialbook-evidence={out}")
+    assert result.ret == 0, result.stdout.str()
+    assert [t.outcome for t in load_suite(out).tests] == ["passed"]
 
 
 def test_without_the_option_nothing_is_written_and_pytest_is_unchanged(pytester: pytest.Pytester) -> None:

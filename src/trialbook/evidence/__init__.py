@@ -4,7 +4,7 @@ Read a result in this order: execution status (``success``, ``error``, ``stop_re
 completeness (``evidence_complete``, ``capture_errors``), then your own checks of the work.
 """
 
-from ._codec import dump_result, load_result, suite_from_json, suite_to_json
+from ._codec import dump_result, dump_test, load_result, load_test, suite_from_json, suite_to_json
 from ._copilot import CopilotResult, DiscoveredSkill, RequestAudit, SkillDiscovery, SubagentInvocation
 from ._errors import EvidenceError, EvidenceSchemaError, EvidenceWriteError
 from ._json import JsonObject, JsonValue
@@ -55,10 +55,12 @@ __all__ = [
     "Turn",
     "UsageEntry",
     "dump_result",
+    "dump_test",
     "estimate_cost",
     "is_sensitive_key",
     "load_result",
     "load_suite",
+    "load_test",
     "publish_json",
     "read_json",
     "safe_configuration",

@@ -15,7 +15,7 @@ from typing import Any, get_args, get_origin
 
 from ._errors import EvidenceSchemaError, at_index, at_key
 from ._json import JsonObject, JsonValue
-from ._report import SCHEMA_VERSION, SuiteReport
+from ._report import SCHEMA_VERSION, SuiteReport, TestReport
 from ._result import AgentResult
 from ._shape import (
     RESULT_TYPE_KEY,
@@ -32,7 +32,7 @@ from ._shape import (
 )
 from ._values import JSON_NAMES, check_configuration, expect_object, json_value, kind, scalar, show
 
-__all__ = ["dump_result", "load_result", "suite_from_json", "suite_to_json"]
+__all__ = ["dump_result", "dump_test", "load_result", "load_test", "suite_from_json", "suite_to_json"]
 
 # -- encoding ---------------------------------------------------------------------------------------
 
@@ -174,6 +174,27 @@ def load_result(data: object, path: str = "result") -> AgentResult:
         EvidenceSchemaError: a field is missing, unknown, mistyped or contradicts its derived value.
     """
     return _decode(data, AgentResult, path)  # type: ignore[no-any-return]
+
+
+def dump_test(test: TestReport) -> JsonObject:
+    """One test's schema-4.0 JSON object, as it appears in a suite's ``tests`` array.
+
+    The pytest plugin encodes each test as it finishes, so a value JSON cannot hold is reported against
+    that test (and, under xdist, the record travels to the controller as soon as it is complete).
+
+    Raises:
+        EvidenceSchemaError: a value does not fit its field, or a configuration holds credentials.
+    """
+    return _encode_record(test, TestReport, f"tests[{test.id!r}]")
+
+
+def load_test(data: object, path: str = "test") -> TestReport:
+    """Load one test object strictly; ``path`` prefixes every error location.
+
+    Raises:
+        EvidenceSchemaError: a field is missing, unknown, mistyped or contradicts its derived value.
+    """
+    return _decode(data, TestReport, path)  # type: ignore[no-any-return]
 
 
 def suite_to_json(report: SuiteReport) -> JsonObject:

@@ -1,7 +1,9 @@
 """The ``copilot_eval`` and ``agent_eval`` fixtures: run an agent from a test and keep its evidence.
 
 Adapters are imported when a fixture is first used, never when pytest loads the plugin, so projects that
-do not use them pay nothing and need none of the agents' dependencies.
+do not use them pay nothing and need none of the agents' dependencies. Both fixtures are async and need
+pytest-asyncio (``pip install 'trialbook[pytest]'``); without it they fail the test that asks for them with
+that instruction, and nothing else changes.
 """
 
 from __future__ import annotations
@@ -12,19 +14,43 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-import pytest_asyncio
 
-from ..agents import Agent, AgentSpec, AgentTask
-from ..evidence import AgentResult, CopilotResult, ExecutionRecord
-from ._state import STATE, PluginState, TestProgress
+from ._keys import STATE
+
+try:
+    import pytest_asyncio
+
+    _ASYNC_FIXTURE: Callable[..., Any] | None = pytest_asyncio.fixture
+except ImportError:  # pragma: no cover - exercised by tests/pytest_plugin/test_consumer.py
+    _ASYNC_FIXTURE = None
 
 if TYPE_CHECKING:
+    from ..agents import Agent, AgentSpec
     from ..agents.copilot import CopilotAgent, CopilotEval
+    from ..evidence import AgentResult, CopilotResult
+    from ._state import TestProgress
 
 __all__ = ["AgentEval", "CopilotEvalRunner", "agent_eval", "copilot_eval"]
 
-CopilotEvalRunner = Callable[..., Awaitable[CopilotResult]]
-AgentEval = Callable[..., Awaitable[AgentResult]]
+CopilotEvalRunner = Callable[..., Awaitable["CopilotResult"]]
+AgentEval = Callable[..., Awaitable["AgentResult"]]
+
+
+def _async_fixture(func: Callable[..., AsyncIterator[Any]]) -> Any:
+    """``pytest_asyncio.fixture``, or a fixture that says how to get it."""
+    if _ASYNC_FIXTURE is not None:
+        return _ASYNC_FIXTURE(func)
+    name = func.__name__
+
+    def missing() -> None:
+        pytest.fail(
+            f"{name} is an async fixture and needs pytest-asyncio: pip install 'trialbook[pytest]' "
+            "(or pytest-asyncio), then mark the test with @pytest.mark.asyncio",
+            pytrace=False,
+        )
+
+    missing.__doc__ = func.__doc__
+    return pytest.fixture(name=name)(missing)
 
 
 def _require_permission(request: pytest.FixtureRequest) -> None:
@@ -41,13 +67,15 @@ def _require_permission(request: pytest.FixtureRequest) -> None:
 
 
 def _progress(request: pytest.FixtureRequest) -> TestProgress:
-    state: PluginState | None = request.config.stash.get(STATE, None)
+    from ._state import PluginState
+
+    state = request.config.stash.get(STATE, None)
     if state is None:  # the plugin's configure hook did not run (plugin blocked): keep a private record
         state = request.config.stash[STATE] = PluginState(evidence_path=None)
     return state.progress(request.node.nodeid)
 
 
-@pytest_asyncio.fixture
+@_async_fixture
 async def copilot_eval(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[CopilotEvalRunner]:
@@ -60,6 +88,7 @@ async def copilot_eval(
     ``comparison_role`` (report metadata for A/B tests). Calls in one test share one CLI server.
     """
     from ..agents.copilot import CopilotAgent
+    from ..evidence import ExecutionRecord
 
     agents: dict[int, CopilotAgent] = {}
     progress = _progress(request)
@@ -92,7 +121,7 @@ async def copilot_eval(
             await next(iter(agents.values())).pool.aclose()
 
 
-@pytest_asyncio.fixture
+@_async_fixture
 async def agent_eval(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[AgentEval]:
@@ -103,7 +132,8 @@ async def agent_eval(
     ``agent`` is an :class:`~trialbook.agents.AgentSpec` or a name. ``env`` defaults to this process's
     PATH and a private HOME; ``timeout_s`` bounds the run.
     """
-    from ..agents import create_agent
+    from ..agents import AgentSpec, AgentTask, create_agent
+    from ..evidence import ExecutionRecord
 
     created: list[Agent] = []
     progress = _progress(request)

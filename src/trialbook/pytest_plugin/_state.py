@@ -3,6 +3,9 @@
 A test's outcome and properties are fixed only after its teardown report: fixture cleanup may still fail
 (or record properties), and a test whose setup or teardown failed is an ``error`` even if its body passed.
 Executions are attached by the fixtures under the test's node id.
+
+Each finished test is encoded at once (:func:`finish_test`), so a value the evidence cannot hold is
+reported against the test that recorded it, and the rest of its record is still kept.
 """
 
 from __future__ import annotations
@@ -15,9 +18,20 @@ from typing import cast
 import pytest
 
 from .. import __version__
-from ..evidence import ExecutionRecord, JsonValue, Outcome, SuiteMetadata, SuiteReport, TestReport
+from ..evidence import (
+    EvidenceError,
+    ExecutionRecord,
+    JsonObject,
+    JsonValue,
+    Outcome,
+    SuiteMetadata,
+    SuiteReport,
+    TestReport,
+    dump_test,
+)
+from ._keys import STATE
 
-__all__ = ["STATE", "PluginState", "TestProgress"]
+__all__ = ["STATE", "FinishedTest", "PluginState", "TestProgress", "finish_test", "property_encodes"]
 
 
 @dataclass
@@ -41,6 +55,60 @@ def _message(report: pytest.TestReport) -> str:
     )
 
 
+@dataclass(frozen=True)
+class FinishedTest:
+    """A finalized test, its schema-4.0 JSON, and why part of it could not be kept (``None`` if all was)."""
+
+    test: TestReport
+    data: JsonObject
+    problem: str | None = None
+
+
+def _encodes(test: TestReport) -> bool:
+    try:
+        dump_test(test)
+    except EvidenceError:
+        return False
+    return True
+
+
+def property_encodes(name: object, value: object) -> bool:
+    """Whether one ``record_property`` value can be saved as it is."""
+    return _encodes(TestReport(id="", outcome="passed", properties={str(name): cast(JsonValue, value)}))
+
+
+def finish_test(test: TestReport) -> FinishedTest:
+    """Encode one test; a value that cannot be saved turns the test into an ``error`` that says why.
+
+    The properties and executions that do encode are kept, so one bad value loses only itself.
+    """
+    try:
+        return FinishedTest(test, dump_test(test))
+    except EvidenceError as exc:
+        problem = (
+            f"{test.id}: part of this test's record cannot be saved, so it is recorded as an error: {exc}"
+        )
+    properties = {
+        name: value
+        for name, value in test.properties.items()
+        if _encodes(TestReport(id=test.id, outcome=test.outcome, properties={name: value}))
+    }
+    executions = tuple(
+        execution
+        for execution in test.executions
+        if _encodes(TestReport(id=test.id, outcome=test.outcome, executions=(execution,)))
+    )
+    kept = TestReport(
+        id=test.id,
+        outcome="error",
+        duration_s=test.duration_s,
+        assertion_errors=(*test.assertion_errors, problem),
+        properties=properties,
+        executions=executions,
+    )
+    return FinishedTest(kept, dump_test(kept), problem)
+
+
 @dataclass
 class PluginState:
     """Kept in ``config.stash``: the evidence path, finished tests and tests in progress."""
@@ -49,12 +117,19 @@ class PluginState:
     started_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
     tests: list[TestReport] = field(default_factory=list)
     running: dict[str, TestProgress] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
 
     def progress(self, nodeid: str) -> TestProgress:
         return self.running.setdefault(nodeid, TestProgress())
 
-    def record(self, report: pytest.TestReport) -> None:
-        """Fold one phase report in; the teardown report finalizes the test."""
+    def add(self, finished: FinishedTest) -> None:
+        """Keep a finished test (from this process or an xdist worker) and any problem saving it."""
+        self.tests.append(finished.test)
+        if finished.problem is not None:
+            self.problems.append(finished.problem)
+
+    def record(self, report: pytest.TestReport) -> FinishedTest | None:
+        """Fold one phase report in; the teardown report finalizes the test and returns it."""
         test = self.progress(report.nodeid)
         test.duration_s += report.duration
         xfail = hasattr(report, "wasxfail")
@@ -76,15 +151,16 @@ class PluginState:
             if report.failed:
                 test.outcome = "error"
                 test.errors.append(_message(report))
-            self._finish(report, test)
+            return self._finish(report, test)
+        return None
 
-    def _finish(self, report: pytest.TestReport, test: TestProgress) -> None:
+    def _finish(self, report: pytest.TestReport, test: TestProgress) -> FinishedTest:
         del self.running[report.nodeid]
         properties: dict[str, JsonValue] = {}
         for name, value in report.user_properties:
             # Kept as given, never stringified: the codec refuses a value JSON cannot hold.
             properties[str(name)] = cast(JsonValue, value)
-        self.tests.append(
+        finished = finish_test(
             TestReport(
                 id=report.nodeid,
                 outcome=test.outcome or "error",
@@ -92,6 +168,25 @@ class PluginState:
                 assertion_errors=tuple(test.errors),
                 properties=properties,
                 executions=tuple(test.executions),
+            )
+        )
+        self.add(finished)
+        return finished
+
+    def crashed(self, nodeid: str, message: str) -> None:
+        """An xdist worker died inside this test: it is an ``error`` saying so, with what arrived of it."""
+        seen = nodeid in self.running
+        test = self.running.pop(nodeid, TestProgress())
+        self.add(
+            finish_test(
+                TestReport(
+                    id=nodeid,
+                    outcome="error",
+                    duration_s=test.duration_s if seen else None,
+                    assertion_errors=(*test.errors, message),
+                    properties={},
+                    executions=tuple(test.executions),
+                )
             )
         )
 
@@ -118,6 +213,3 @@ def _ci_run_url() -> str | None:
         os.environ.get(k) for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID")
     )
     return f"{server}/{repo}/actions/runs/{run}" if server and repo and run else None
-
-
-STATE = pytest.StashKey[PluginState]()
