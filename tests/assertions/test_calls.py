@@ -20,7 +20,7 @@ def test_ran_passes_and_names_the_matching_calls(tmp_path: Path) -> None:
     assert record.kind == "ran"
     assert record.label == 'ran "neon deploy"'
     assert record.expected == 'a call matching "neon deploy"'
-    assert record.actual == "matched:\n  4. neon deploy --prod"
+    assert record.actual == "matched:\n  4. neon deploy --prod (exit 0)"
     assert record.error is None
 
 
@@ -29,10 +29,10 @@ def test_ran_fails_and_lists_every_call_seen(tmp_path: Path) -> None:
     assert not record.passed
     assert record.actual == (
         "no call matched; calls seen (4):\n"
-        "  1. neon auth\n"
-        "  2. neon init --org acme --project-id p1\n"
-        "  3. npm install\n"
-        "  4. neon deploy --prod"
+        "  1. neon auth (exit 0)\n"
+        "  2. neon init --org acme --project-id p1 (exit 0)\n"
+        "  3. npm install (exit 0)\n"
+        "  4. neon deploy --prod (exit 0)"
     )
 
 
@@ -52,7 +52,10 @@ def test_not_ran_lists_the_matching_calls(tmp_path: Path) -> None:
     record = not_ran("/^neon (init|deploy)/").check(DirTrial(tmp_path, CALLS))
     assert not record.passed
     assert record.label == 'not_ran "/^neon (init|deploy)/"'
-    assert record.actual == "matched:\n  2. neon init --org acme --project-id p1\n  4. neon deploy --prod"
+    assert (
+        record.actual
+        == "matched:\n  2. neon init --org acme --project-id p1 (exit 0)\n  4. neon deploy --prod (exit 0)"
+    )
 
 
 def test_ran_in_order_allows_calls_in_between(tmp_path: Path) -> None:
@@ -60,9 +63,9 @@ def test_ran_in_order_allows_calls_in_between(tmp_path: Path) -> None:
     assert assertion.label == 'ran_in_order ["/neon init .*--project-id/", "neon deploy"]'
     record = assertion.check(DirTrial(tmp_path, CALLS))
     assert record.passed
-    assert (
-        record.actual
-        == "matched in order:\n  2. neon init --org acme --project-id p1\n  4. neon deploy --prod"
+    assert record.actual == (
+        "matched in order:\n  2. neon init --org acme --project-id p1 (exit 0)\n"
+        "  4. neon deploy --prod (exit 0)"
     )
 
 
@@ -79,17 +82,19 @@ def test_ran_in_order_says_which_pattern_was_missing_after_which_call(tmp_path: 
     )
     assert rest == (
         "calls seen (4):\n"
-        "  1. neon auth\n"
-        "  2. neon init --org acme --project-id p1\n"
-        "  3. npm install\n"
-        "  4. neon deploy --prod"
+        "  1. neon auth (exit 0)\n"
+        "  2. neon init --org acme --project-id p1 (exit 0)\n"
+        "  3. npm install (exit 0)\n"
+        "  4. neon deploy --prod (exit 0)"
     )
 
 
 def test_ran_in_order_when_the_first_pattern_never_matches(tmp_path: Path) -> None:
     record = ran_in_order(["neon login", "neon deploy"]).check(DirTrial(tmp_path, CALLS))
     assert not record.passed
-    assert record.actual.startswith('"neon login" matched no call\ncalls seen (4):\n  1. neon auth\n')
+    assert record.actual.startswith(
+        '"neon login" matched no call\ncalls seen (4):\n  1. neon auth (exit 0)\n'
+    )
 
 
 def test_ran_in_order_needs_each_step_on_a_later_call(tmp_path: Path) -> None:

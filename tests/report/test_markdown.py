@@ -218,6 +218,6 @@ def test_failures_are_listed_per_failing_row_and_fences_cannot_break_out() -> No
     assert "ignored for a passing row" not in text
     many = ReviewRow(
         eval_id="e", agent="a", passed=0, trials=1, verdict="fail", base=None, cost_usd=None, duration_s=None,
-        failures=tuple(f"line {n}" for n in range(30)),
+        failures=tuple(f"line {n}" for n in range(50)),
     )  # fmt: skip
     assert "… 10 more lines in the transcripts" in render_summary([many])

@@ -9,7 +9,7 @@ from typing import Protocol, runtime_checkable
 from ..evidence import AssertionRecord, JsonObject, JsonValue
 from ._trial import Call, FinishedTrial
 
-__all__ = ["Assertion", "describe_calls", "evaluate_all", "make_label", "numbered"]
+__all__ = ["Assertion", "describe_calls", "evaluate_all", "exit_text", "make_label", "numbered"]
 
 
 @runtime_checkable
@@ -68,9 +68,16 @@ def make_label(kind: str, argument: JsonValue) -> str:
     return f"{kind} {json.dumps(argument, ensure_ascii=False)}"
 
 
+def exit_text(call: Call) -> str:
+    """How a call ended, as reports show it: ``exit 0``, ``killed`` or the shim's own error."""
+    if call.error:
+        return f"shim error: {call.error}"
+    return "killed" if call.exit_code is None else f"exit {call.exit_code}"
+
+
 def numbered(found: Sequence[tuple[int, Call]]) -> str:
-    """Calls with their 1-based numbers in the trial, one per indented line."""
-    return "\n".join(f"  {index}. {call.line}" for index, call in found)
+    """Calls with their 1-based numbers in the trial and how each ended, one per indented line."""
+    return "\n".join(f"  {index}. {call.line} ({exit_text(call)})" for index, call in found)
 
 
 def describe_calls(calls: Sequence[Call]) -> str:

@@ -83,7 +83,7 @@ def ci_command(
             comment=comment,
             github_token=github_token,
         ),
-        TerminalProgress(),
+        TerminalProgress(concurrency=concurrency),
     )
     if outcome.report is not None and outcome.options is not None:
         emit_report(outcome.report, outcome.options)

@@ -182,8 +182,10 @@ def eval_command(as_json: bool, **params: Any) -> None:
         # Only the document on stdout: notices (forecast, warnings) go to stderr.
         report = run(options, SilentSink(), notice=lambda text: click.echo(text, err=True))
         raise SystemExit(emit_json(report, options))
-    report = run(
-        options, TerminalProgress(), notice=lambda text: click.echo(text, err=text.startswith("warning"))
-    )
+    progress = TerminalProgress(concurrency=options.concurrency)
+    try:
+        report = run(options, progress, notice=lambda text: click.echo(text, err=text.startswith("warning")))
+    finally:
+        progress.close()
     code = emit_report(report, options)
     raise SystemExit(code)

@@ -200,7 +200,7 @@ def _listing(heading: str, entries: Sequence[ListedEval]) -> list[str]:
     return lines
 
 
-FAILURE_LINES = 20
+FAILURE_LINES = 40
 """Failure lines shown per eval × agent; the transcripts hold the rest."""
 FENCE = "`" * 3
 

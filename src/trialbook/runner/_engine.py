@@ -14,6 +14,7 @@ from ..spec import EvalSpec, render_options, render_prompt
 from ..stats import EarlyVerdict, early_verdict
 from ..verdict import Verdict, eval_verdict
 from ._events import ProgressSink, TrialFinished, TrialStarted
+from ._explain import more_checks_text, trial_failures
 from ._ledger import BudgetLedger
 from ._plan import AgentPool, PlanEntry
 from ._trial import TrialOutcome, TrialRequest, run_trial
@@ -76,22 +77,16 @@ class EntryResult:
 
     @property
     def failures(self) -> list[str]:
-        """One line per failed check or agent error, prefixed by its trial, in trial order."""
+        """What went wrong, trial by trial: agent errors, failed checks and the evidence behind them."""
         lines: list[str] = []
         for outcome in sorted(self.outcomes, key=lambda o: o.request.trial):
-            trial, result = outcome.request.trial, outcome.result
-            if not result.success and result.error:
-                lines.append(f"trial {trial}: {result.stop_reason}: {result.error}")
-            elif result.stop_reason == "timeout":
-                lines.append(f"trial {trial}: timed out after {self.entry.spec.timeout_s:g}s")
-            for record in outcome.assertions:
-                if not record.passed:
-                    why = record.error or f"expected {record.expected}; got {record.actual}"
-                    lines.append(f"trial {trial}: {record.label}: {why}")
-            said = result.final_response
-            if not outcome.passed and said and said.strip():
-                # The agent's own account often says where it went wrong (the literal agent names the step).
-                lines.append(f"trial {trial}: the agent's last message: {said.strip().splitlines()[0][:300]}")
+            lines += trial_failures(
+                outcome.request.trial,
+                outcome.result,
+                outcome.assertions,
+                outcome.explanation,
+                timeout_s=self.entry.spec.timeout_s,
+            )
         return lines
 
     @property
@@ -174,17 +169,9 @@ def _requests(
 def _summary_line(outcome: TrialOutcome) -> str:
     status = "pass" if outcome.passed else "FAIL"
     stop = outcome.result.stop_reason or "unfinished"
-    failed = [record for record in outcome.assertions if not record.passed]
-    detail, more = "", ""
-    if outcome.result.error and not outcome.result.success:
-        detail = outcome.result.error
-    elif failed:
-        first = failed[0]
-        detail = f"{first.label}: {first.error or f'expected {first.expected}; got {first.actual}'}"
-        if len(failed) > 1:
-            more = f" (+{len(failed) - 1} more failed check{'s' if len(failed) > 2 else ''})"
-    # One line per trial: details that span lines (calls seen, output) are in the summary and transcripts.
-    detail = f" — {detail.splitlines()[0]}{more}" if detail else ""
+    why = outcome.explanation
+    # One line per trial; the evidence that explains it follows in ``TrialFinished.details``.
+    detail = f" — {why.headline}{more_checks_text(why.more_checks)}" if why is not None else ""
     return f"{status} ({stop}, {outcome.duration_s:.1f}s){detail}"
 
 
@@ -273,6 +260,7 @@ async def run_plan(
                     summary=masker.text(_summary_line(outcome)),
                     done=counters["done"],
                     total=total,
+                    details=outcome.explanation.brief if outcome.explanation is not None else (),
                 )
             )
 

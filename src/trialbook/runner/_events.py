@@ -36,6 +36,8 @@ class TrialFinished:
     summary: str
     done: int
     total: int
+    details: tuple[str, ...] = ()
+    """For a failed trial, a few masked lines of evidence that explain ``summary`` (output, calls)."""
 
 
 class ProgressSink(Protocol):

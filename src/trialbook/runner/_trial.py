@@ -16,6 +16,7 @@ from ..masking import Masker
 from ..sandbox import ShimConfig, create_sandbox
 from ..sandbox._changes import CHANGES_FILE, record_changes
 from ..verdict import trial_passed
+from ._explain import Explanation, explain_trial
 from ._outputs import write_json, write_trial_files
 
 __all__ = ["TrialOutcome", "TrialRequest", "run_trial", "unused_shim_note", "unused_shims"]
@@ -59,6 +60,8 @@ class TrialOutcome:
     duration_s: float
     sandbox_path: Path | None
     unused_shims: tuple[str, ...] = ()
+    explanation: Explanation | None = None
+    """Why the trial failed (``None`` when it passed), masked and bounded."""
 
 
 def _harness_failure(agent: Agent, error: str, reason: str, started: float, workdir: Path) -> AgentResult:
@@ -157,6 +160,11 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         unused = unused_shims(request.shims, calls)
         records = await asyncio.to_thread(evaluate_all, request.assertions, finished)
         passed = trial_passed(result, [record.passed for record in records])
+        explanation = None
+        if not passed:
+            explanation = explain_trial(
+                result, records, calls, masker, timeout_s=request.timeout_s, folder=request.folder
+            )
         notes = [unused_shim_note(name) for name in unused]
         await asyncio.to_thread(
             write_trial_files, request.folder, result, records, agent_calls, masker, notes=notes
@@ -177,4 +185,5 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         duration_s=time.monotonic() - started,
         sandbox_path=kept,
         unused_shims=unused,
+        explanation=explanation,
     )
