@@ -41,7 +41,7 @@ def test_the_status_line_fits_and_names_what_runs() -> None:
 
 
 def _finished(n: int, passed: bool, details: tuple[str, ...] = ()) -> TrialFinished:
-    summary = "pass (completed, 1.0s)" if passed else "FAIL (completed, 1.0s) — ran \"x\": no call matched"
+    summary = "pass (completed, 1.0s)" if passed else 'FAIL (completed, 1.0s) — ran "x": no call matched'
     return TrialFinished("guide", "literal", n, passed, "completed", 1.0, 0.0, summary, n, 2, details)
 
 
