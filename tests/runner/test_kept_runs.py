@@ -6,6 +6,8 @@ import json
 import os
 from pathlib import Path
 
+import jsonschema
+
 from trialbook.evidence import load_suite
 from trialbook.runner._folder import MARKER
 
@@ -128,6 +130,8 @@ def test_the_manifest_says_why_pairs_did_not_run(invoke: Invoke, tmp_path: Path)
         ("bad", "literal"): ("run", "fail"),
         ("bad", "s"): ("run", "error"),
     }
+    schema = json.loads((Path(__file__).resolve().parents[2] / "docs/schemas/run.schema.json").read_text())
+    jsonschema.validate(manifest, schema, cls=jsonschema.Draft202012Validator)
     cached = next(p for p in manifest["pairs"] if p["action"] == "cached")
     assert cached["reason"] == "unchanged since the last run, which ended 'pass'"
 
