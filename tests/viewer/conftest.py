@@ -57,7 +57,13 @@ LEAKY_EVAL = """
 prompt_text: Print the token, then keep a copy.
 secrets: [VIEWER_CANARY]
 agents:
-  - {name: leaky, script: 'echo "token=$VIEWER_CANARY"; printf "%s\\n" "$VIEWER_CANARY" > token.txt'}
+  - name: leaky
+    script: |
+      echo "token=$VIEWER_CANARY"
+      printf "%s\\n" "$VIEWER_CANARY" > token.txt
+      echo '</script><img src="http://127.0.0.1:9/x.png" onerror="window.pwned=1"><!--'
+      echo '<b>bold</b>' > '<img src=x onerror=alert(1)>.txt'
+
 assert:
   - file_contains: {path: token.txt, pattern: never-matches}
 """

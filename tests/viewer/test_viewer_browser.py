@@ -180,6 +180,11 @@ def test_a_secret_printed_by_an_agent_is_not_in_the_page(
     assert "token=***" in body
     assert "token.txt" in body
     assert CANARY not in page.content()
+    # What the agent printed is text, never markup: no element, no request, no script run.
+    assert '<img src="http://127.0.0.1:9/x.png"' in body
+    assert "<img src=x onerror=alert(1)>.txt" in body
+    assert page.locator("#trial img, #trial b, #trial script").count() == 0
+    assert page.evaluate("typeof window.pwned") == "undefined"
     assert_clean(watched, page_file)
 
 

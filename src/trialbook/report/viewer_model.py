@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..evidence import ExecutionRecord, JsonObject, JsonValue, TestReport
+from ..evidence import ExecutionRecord, JsonObject, JsonValue, TestReport, ToolCall
 from ..stats import wilson_interval
 from .viewer_load import RunData, TrialFiles
 
@@ -125,16 +125,19 @@ def build_overview(run: RunData) -> list[dict[str, Any]]:
     return [_row(test) for test in run.suite.tests]
 
 
-def _tool_call(call: Any) -> dict[str, Any]:
+def _tool_call(call: ToolCall) -> dict[str, Any]:
     arguments = call.arguments
     command = arguments.get("command") if isinstance(arguments, dict) else None
-    text = command if isinstance(command, str) else _json_text(arguments)
-    summary = " ".join(text.split())
+    if isinstance(command, str) and len(arguments) == 1:  # type: ignore[arg-type]
+        text = command  # a shell tool: show the command as the agent wrote it
+    else:
+        text = arguments if isinstance(arguments, str) else _json_text(arguments)
+    summary = " ".join(text[:400].split())
     return {
         "id": call.call_id,
         "name": call.name,
         "summary": summary[:117] + "…" if len(summary) > 120 else summary,
-        "arguments": _cut(arguments if isinstance(arguments, str) else _json_text(arguments)),
+        "arguments": _cut(text),
         "success": call.success,
         "result": _cut(call.result),
         "error": call.error,
@@ -142,8 +145,9 @@ def _tool_call(call: Any) -> dict[str, Any]:
     }
 
 
-def _json_text(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+def _json_text(value: JsonValue) -> str:
+    # Compact, so the C encoder does the work: pretty-printing every call's arguments doubled render time.
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def _calls(files: TrialFiles) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ import hashlib
 import os
 import stat
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..evidence import JsonObject, JsonValue
@@ -51,21 +52,42 @@ def _files(root: Path | None) -> dict[str, Path]:
     return found
 
 
-def _content(path: Path) -> bytes | None:
-    """The bytes to compare: a link's target, a regular file's data, ``None`` for anything else."""
+@dataclass(frozen=True)
+class _Large:
+    """A file too large to hold: compared and shown by size and a hash streamed from disk."""
+
+    size: int
+    sha256: str
+
+
+def _stream_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _content(path: Path) -> bytes | _Large | None:
+    """What to compare: a link's target, a regular file's data, ``None`` for anything else.
+
+    FIFOs, sockets and devices are never opened (reading a FIFO would block the run).
+    """
     try:
-        mode = os.lstat(path).st_mode
-        if stat.S_ISLNK(mode):
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
             return b"-> " + os.fsencode(os.readlink(path))
-        if stat.S_ISREG(mode):
+        if stat.S_ISREG(info.st_mode):
+            if info.st_size > MAX_TEXT_BYTES:
+                return _Large(info.st_size, _stream_hash(path))
             return path.read_bytes()
     except OSError:
         return None
     return None
 
 
-def _text(data: bytes | None) -> str | None:
-    if data is None or len(data) > MAX_TEXT_BYTES or b"\0" in data:
+def _text(data: bytes | _Large | None) -> str | None:
+    if not isinstance(data, bytes) or b"\0" in data:
         return None
     try:
         return data.decode("utf-8")
@@ -73,9 +95,11 @@ def _text(data: bytes | None) -> str | None:
         return None
 
 
-def _side(data: bytes | None) -> JsonObject | None:
+def _side(data: bytes | _Large | None) -> JsonObject | None:
     if data is None:
         return None
+    if isinstance(data, _Large):
+        return {"size": data.size, "sha256": data.sha256}
     return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
@@ -86,12 +110,14 @@ def _cut(text: str, limit: int) -> tuple[str, bool]:
     return raw[:limit].decode("utf-8", "ignore"), True
 
 
-def _entry(rel: str, old: bytes | None, new: bytes | None, masker: Masker, budget: int) -> JsonObject:
+def _entry(
+    rel: str, old: bytes | _Large | None, new: bytes | _Large | None, masker: Masker, budget: int
+) -> JsonObject:
     status = "created" if old is None else "deleted" if new is None else "modified"
     # Mask first, then hash, diff and cut: a hash of a secret-only file or a secret split by the cut
     # would otherwise leak it.
-    old = None if old is None else masker.bytes(old)
-    new = None if new is None else masker.bytes(new)
+    old = masker.bytes(old) if isinstance(old, bytes) else old
+    new = masker.bytes(new) if isinstance(new, bytes) else new
     entry: dict[str, JsonValue] = {
         "path": masker.text(rel),
         "status": status,
@@ -115,9 +141,10 @@ def _entry(rel: str, old: bytes | None, new: bytes | None, masker: Masker, budge
     return entry
 
 
-def _changed(
-    template: dict[str, Path], work: dict[str, Path]
-) -> Iterator[tuple[str, bytes | None, bytes | None]]:
+_Content = bytes | _Large | None
+
+
+def _changed(template: dict[str, Path], work: dict[str, Path]) -> Iterator[tuple[str, _Content, _Content]]:
     for rel in sorted(template.keys() | work.keys()):
         old = _content(template[rel]) if rel in template else None
         new = _content(work[rel]) if rel in work else None
