@@ -58,7 +58,7 @@ def get(url: str) -> tuple[int, bytes]:
 
 
 def test_serves_the_page_and_raw_files_on_loopback_only(served: tuple[subprocess.Popen[str], str]) -> None:
-    proc, address = served
+    _, address = served
     port = int(address.rstrip("/").rsplit(":", 1)[1])
     assert _listening_hosts(port) == {"0100007F"}  # 127.0.0.1, and nothing on other interfaces
     status, body = get(address)
@@ -80,7 +80,7 @@ def test_ctrl_c_stops_it_cleanly(served: tuple[subprocess.Popen[str], str]) -> N
     assert proc.returncode == 0, err
     assert "stopped" in out
     assert "Traceback" not in err
-    with pytest.raises(OSError):
+    with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", int(address.rstrip("/").rsplit(":", 1)[1])), timeout=2)
 
 
