@@ -79,11 +79,20 @@ def _encode_record(value: Any, hint: type, where: str) -> JsonObject:
         out[RESULT_TYPE_KEY] = tag
     elif cls is not hint:
         raise EvidenceSchemaError(where, f"expected a {hint.__name__}, got {cls.__name__}")
+    _refuse_impossible(value, where)
     for name, field_hint in (*field_members(cls), *derived_members(cls)):
         out[name] = _encode(getattr(value, name), field_hint, at_key(where, name))
     if isinstance(value, AgentResult):
         check_configuration(out["configuration"], at_key(where, "configuration"))
     return out
+
+
+def _refuse_impossible(record: Any, where: str) -> None:
+    """A record whose values cannot be real (see each class's ``impossible``) is never written or read."""
+    check = getattr(record, "impossible", None)
+    if callable(check):
+        for name, problem in check():
+            raise EvidenceSchemaError(at_key(where, name), problem)
 
 
 # -- decoding ---------------------------------------------------------------------------------------
@@ -145,6 +154,7 @@ def _decode_record(data: dict[str, Any], hint: type, where: str) -> Any:
     if is_result(cls):
         check_configuration(values["configuration"], at_key(where, "configuration"))
     record = cls(**values)
+    _refuse_impossible(record, where)
     for name, derived_hint in derived_members(cls):
         saved = _decode(data[name], derived_hint, at_key(where, name))
         actual = getattr(record, name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -26,6 +27,25 @@ class RequestAudit:
     image_details: tuple[str | None, ...]
     image_count: int
     instructions_sha256: str
+
+    def impossible(self) -> list[tuple[str, str]]:
+        """Values no real request can have, as ``(field, why)``; the codec refuses a record with any."""
+        found: list[tuple[str, str]] = []
+        if self.image_count < 0:
+            found.append(("image_count", f"{self.image_count} is negative"))
+        elif self.image_count != len(self.image_details):
+            found.append(
+                (
+                    "image_count",
+                    f"{self.image_count} but image_details lists {len(self.image_details)} image(s)",
+                )
+            )
+        if _SHA256.fullmatch(self.instructions_sha256) is None:
+            found.append(("instructions_sha256", "not a SHA-256 digest (64 lowercase hex digits)"))
+        return found
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -88,6 +108,15 @@ class CopilotResult(AgentResult):
     tool_calls_admitted: int | None = None
     request_audit: tuple[RequestAudit, ...] = ()
     skill_discovery: SkillDiscovery | None = None
+
+    def impossible(self) -> list[tuple[str, str]]:
+        """Counts that cannot be negative, as ``(field, why)``; the codec refuses a record with any."""
+        found = super().impossible()
+        for name in ("premium_requests", "tool_calls_admitted"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                found.append((name, f"{value} is negative"))
+        return found
 
     def execution_results(self) -> tuple[AgentResult, ...]:
         """This session, then each captured child session's tree, in invocation order."""

@@ -76,6 +76,14 @@ class AgentResult:
     capture_errors: tuple[str, ...] = ()
     configuration: JsonObject | None = None
 
+    def impossible(self) -> list[tuple[str, str]]:
+        """Values no real run can have (a negative cost or duration), as ``(field, why)``."""
+        return [
+            (name, f"{getattr(self, name)} is negative")
+            for name in ("cost_usd", "duration_ms")
+            if getattr(self, name) is not None and getattr(self, name) < 0
+        ]
+
     # -- the execution tree -------------------------------------------------------------------------
 
     def execution_results(self) -> tuple[AgentResult, ...]:

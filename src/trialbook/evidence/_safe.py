@@ -3,6 +3,11 @@
 Evidence files end up as CI artifacts and in pull-request comments, so an agent's settings are copied
 through an allow-by-default filter that drops anything named like a credential, an environment, a command
 line or a callback, and anything that is not plain JSON. The codec refuses a snapshot that skipped it.
+
+Redaction is keyed by location, not only by name: a custom tool's ``parameters`` (``tools[i].parameters``
+at the top of a snapshot) is the JSON Schema the model was shown, so it is kept as advertised. Its
+property names (``command``, ``env``, ``auth_mode``) describe structure, not credentials, and removing them
+while ``required`` still lists them would record a schema no model ever saw.
 """
 
 from __future__ import annotations
@@ -64,30 +69,38 @@ def is_sensitive_key(key: str) -> bool:
     )
 
 
-def _clean(value: Any) -> tuple[bool, JsonValue]:
+_SCHEMA_PATH = re.compile(r"^tools\[\d+\]\.parameters$")
+
+
+def is_schema_location(path: str) -> bool:
+    """Whether ``path`` (as :func:`at_key`/:func:`at_index` spell it) holds an advertised tool schema."""
+    return _SCHEMA_PATH.match(path) is not None
+
+
+def _clean(value: Any, path: str, by_name: bool) -> tuple[bool, JsonValue]:
     """``(True, json)`` for a value that can be kept, ``(False, None)`` for one that must be dropped."""
     if value is None or isinstance(value, bool | str | int):
         return True, value
     if isinstance(value, float):
         return (True, value) if math.isfinite(value) else (False, None)
     if isinstance(value, Mapping):
-        return True, _clean_mapping(value)
+        return True, _clean_mapping(value, path, by_name and not is_schema_location(path))
     if isinstance(value, list | tuple):
         items: list[JsonValue] = []
-        for item in value:
-            keep, cleaned = _clean(item)
+        for index, item in enumerate(value):
+            keep, cleaned = _clean(item, at_index(path, index), by_name)
             if keep:
                 items.append(cleaned)
         return True, items
     return False, None
 
 
-def _clean_mapping(mapping: Mapping[Any, Any]) -> JsonObject:
+def _clean_mapping(mapping: Mapping[Any, Any], path: str, by_name: bool) -> JsonObject:
     out: JsonObject = {}
     for key, value in mapping.items():
-        if not isinstance(key, str) or is_sensitive_key(key):
+        if not isinstance(key, str) or (by_name and is_sensitive_key(key)):
             continue
-        keep, cleaned = _clean(value)
+        keep, cleaned = _clean(value, at_key(path, key), by_name)
         if keep:
             out[key] = cleaned
     return out
@@ -98,22 +111,31 @@ def safe_configuration(mapping: Mapping[Any, Any]) -> JsonObject:
 
     Keys are dropped at every depth (inside nested mappings and mappings held in lists), matching is
     case-insensitive, and values that are not plain JSON (callables, objects, sets, bytes, NaN) are
-    dropped rather than turned into strings. Tuples become lists.
+    dropped rather than turned into strings. Tuples become lists. Tool schemas
+    (:func:`is_schema_location`) keep every property name.
     """
-    return _clean_mapping(mapping)
+    return _clean_mapping(mapping, "", True)
 
 
 def unsafe_configuration_keys(value: JsonValue, path: str = "") -> list[str]:
-    """The locations of every sensitive key in a snapshot, so a refusal can name each one."""
+    """The locations of every sensitive key in a snapshot, so a refusal can name each one.
+
+    ``path`` prefixes the reported locations; tool schemas are recognised relative to the snapshot.
+    """
+    return _unsafe(value, path, "")
+
+
+def _unsafe(value: JsonValue, path: str, inside: str) -> list[str]:
     found: list[str] = []
+    if is_schema_location(inside):
+        return found
     if isinstance(value, dict):
         for key, item in value.items():
-            where = at_key(path, key)
             if is_sensitive_key(key):
-                found.append(where)
+                found.append(at_key(path, key))
             else:
-                found.extend(unsafe_configuration_keys(item, where))
+                found.extend(_unsafe(item, at_key(path, key), at_key(inside, key)))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            found.extend(unsafe_configuration_keys(item, at_index(path, index)))
+            found.extend(_unsafe(item, at_index(path, index), at_index(inside, index)))
     return found

@@ -25,6 +25,21 @@ class UsageEntry:
     reasoning_effort: str | None
     duration_ms: float | None
 
+    def impossible(self) -> list[tuple[str, str]]:
+        """Negative counts or durations, as ``(field, why)``; the codec refuses a record with any."""
+        names = (
+            "input_tokens",
+            "output_tokens",
+            "cache_read_tokens",
+            "cache_write_tokens",
+            "reasoning_tokens",
+        )
+        return [
+            (name, f"{getattr(self, name)} is negative")
+            for name in (*names, "reasoning_tokens", "duration_ms")
+            if getattr(self, name) is not None and getattr(self, name) < 0
+        ]
+
 
 def sum_known(values: Iterable[int | None]) -> int | None:
     """Sum counts, or ``None`` when any one of them is unknown (a known zero stays zero)."""

@@ -80,3 +80,11 @@ def test_an_agent_file_without_front_matter_is_named_after_the_file(tmp_path: Pa
 def test_python_defaults_are_plain() -> None:
     config = CopilotEval()
     assert config.name == "copilot" and config.tools == () and config.available_tools is None
+
+
+def test_a_custom_agents_path_that_is_not_an_agent_file_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("hi")
+    with pytest.raises(ConfigError, match=r"is not an existing \.agent\.md file"):
+        CopilotEval(custom_agents=(str(tmp_path / "notes.md"),))
+    with pytest.raises(ConfigError, match=r"is not an existing \.agent\.md file"):
+        CopilotEval(custom_agents=(tmp_path / "missing.agent.md",))

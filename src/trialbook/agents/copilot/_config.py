@@ -6,6 +6,7 @@ with a message naming the file and the option instead of surfacing as a confusin
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
@@ -51,7 +52,7 @@ class CopilotEval:
     excluded_tools: tuple[str, ...] = ()
     skill_directories: tuple[str, ...] = ()
     disabled_skills: tuple[str, ...] = ()
-    custom_agents: tuple[Mapping[str, JsonValue], ...] = ()
+    custom_agents: tuple[Mapping[str, JsonValue] | str | os.PathLike[str], ...] = ()
     mcp_servers: Mapping[str, Mapping[str, JsonValue]] = field(default_factory=dict)
     reasoning_effort: str | None = None
     provider: Mapping[str, JsonValue] | None = None
@@ -59,6 +60,27 @@ class CopilotEval:
     tools: tuple[Any, ...] = ()
     deny_permissions: tuple[str, ...] = ()
     cli_path: str | None = None
+
+    def __post_init__(self) -> None:
+        """Load ``.agent.md`` paths given in ``custom_agents`` (relative to the current directory)."""
+        agents: list[Mapping[str, JsonValue]] = []
+        for item in self.custom_agents:
+            if isinstance(item, str | os.PathLike):
+                path = Path(item)
+                if not path.name.endswith(".agent.md") or not path.is_file():
+                    raise ConfigError(
+                        f"CopilotEval(custom_agents=...): {str(item)!r} is not an existing .agent.md file "
+                        f"(relative to {Path.cwd()}); give a path to one, or an agent mapping"
+                    )
+                agents.append(load_agent_file(path))
+            else:
+                agents.append(item)
+        object.__setattr__(self, "custom_agents", tuple(agents))
+
+    @property
+    def agent_definitions(self) -> tuple[Mapping[str, JsonValue], ...]:
+        """``custom_agents`` as SDK agent definitions, every ``.agent.md`` path already loaded."""
+        return tuple(agent for agent in self.custom_agents if isinstance(agent, Mapping))
 
 
 def load_agent_file(path: Path) -> dict[str, JsonValue]:

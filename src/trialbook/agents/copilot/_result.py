@@ -20,6 +20,7 @@ from ...evidence import (
     StopReason,
     SubagentInvocation,
 )
+from ...masking import Masker
 from ._config import CopilotEval
 from ._events import ROOT, EventMapper, Invocation, Trajectory
 
@@ -48,7 +49,7 @@ def _child(
     t = mapper.trajectories.get(key)
     if t is None or invocation.agent_id is None:
         raise LookupError("a subagent without its own trajectory has no child result")
-    definition = next((a for a in config.custom_agents if a.get("name") == invocation.name), None)
+    definition = next((a for a in config.agent_definitions if a.get("name") == invocation.name), None)
     ok = invocation.status == "completed" and not t.capture_errors and not t.errors
     error = None if ok else (invocation.error or "; ".join(t.errors + t.capture_errors) or invocation.status)
     return CopilotResult(
@@ -109,6 +110,10 @@ def build_result(
                 result=child,
             )
         )
+    if stop_reason == "completed" and root.errors:
+        # The session reported an error (the model unreachable, a transport failure) and then went idle:
+        # it ended, but it did not complete its work.
+        stop_reason = "execution_error"
     gaps = list(root.capture_errors) + [e for c in children for e in c.capture_errors]
     completed = stop_reason == "completed" and mapper.idle and not mapper.aborted and not root.errors
     success = completed and not gaps
@@ -151,10 +156,9 @@ def build_result(
 def write_events(path: Path, mapper: EventMapper, secrets: Sequence[str]) -> None:
     """Save every captured event as JSON lines (the trial's raw transcript), credentials masked."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [json.dumps(event, sort_keys=True) for event in mapper.events]
+    masker = Masker(secrets)  # on the values, before JSON escapes a secret out of recognition
+    lines = [json.dumps(masker.json(event), sort_keys=True) for event in mapper.events]
     text = "\n".join(lines) + ("\n" if lines else "")
-    for secret in sorted((s for s in secrets if len(s) >= 4), key=len, reverse=True):
-        text = text.replace(secret, "***")
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8") as handle:
         handle.write(text)

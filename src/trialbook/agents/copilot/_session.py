@@ -19,9 +19,11 @@ from typing import Any
 from copilot.rpc import PermissionDecisionApproveOnce, PermissionDecisionReject
 
 from ...evidence import CopilotResult, JsonObject, SkillDiscovery, StopReason
+from ...masking import Masker
 from ._audit import AuditSink
 from ._config import CopilotEval
 from ._events import ROOT, EventMapper
+from ._masked import mask_record
 from ._result import build_result
 from ._server import ServerPool
 from ._skills import discover_skills
@@ -123,7 +125,7 @@ def _session_options(run: _Run, session_id: str) -> dict[str, Any]:
         "excluded_tools": list(config.excluded_tools) or None,
         "skill_directories": list(config.skill_directories) or None,
         "disabled_skills": list(config.disabled_skills) or None,
-        "custom_agents": [dict(agent) for agent in config.custom_agents] or None,
+        "custom_agents": [dict(agent) for agent in config.agent_definitions] or None,
         "mcp_servers": {name: dict(server) for name, server in config.mcp_servers.items()} or None,
     }
     options.update({key: value for key, value in optional.items() if value is not None})
@@ -190,7 +192,7 @@ async def run_trial(pool: ServerPool, trial: Trial) -> CopilotResult:
         run.request_stop("execution_error", f"{type(exc).__name__}: {exc}")
     await _cleanup(run, pool, server, session, sink)
     run.mapper.close()
-    return build_result(
+    result = build_result(
         run.mapper,
         config=config,
         agent_version=trial.agent_version,
@@ -205,6 +207,7 @@ async def run_trial(pool: ServerPool, trial: Trial) -> CopilotResult:
         output_dir=trial.output_dir,
         secrets=trial.secrets,
     )
+    return mask_record(result, Masker(trial.secrets))
 
 
 async def _cleanup(run: _Run, pool: ServerPool, server: Any, session: Any, sink: AuditSink | None) -> None:

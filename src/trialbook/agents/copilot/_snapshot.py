@@ -87,7 +87,7 @@ def configuration_snapshot(
         "excluded_tools": list(config.excluded_tools),
         "skill_directories": list(config.skill_directories),
         "disabled_skills": list(config.disabled_skills),
-        "custom_agents": [_agent(agent) for agent in config.custom_agents],
+        "custom_agents": [_agent(agent) for agent in config.agent_definitions],
         "mcp_servers": {
             name: {key: _json(server[key]) for key in _SERVER_KEYS if key in server}
             for name, server in sorted(config.mcp_servers.items())
