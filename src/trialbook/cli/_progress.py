@@ -18,11 +18,13 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..masking import Masker
-from ..runner import TrialFinished, TrialStarted
 from ._status import RunningTrial, StatusCounts, colour_wanted, eta_seconds, status_line
+
+if TYPE_CHECKING:  # the runner is imported by the command that runs, not by importing this module
+    from ..runner import TrialFinished, TrialStarted
 
 __all__ = ["WIDTH", "TerminalProgress"]
 

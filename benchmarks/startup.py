@@ -1,0 +1,55 @@
+"""How long ``trialbook --help`` takes to start, against a bare interpreter and click alone.
+
+The budget is 0.5 s for ``--help``: people type it, and shell completion and wrappers call it. Rows:
+``floor`` is ``python -c pass`` (the least any Python CLI costs), ``click`` imports click only (the
+least a click CLI costs), then ``trialbook --help``, ``trialbook --version``, ``import trialbook`` (the
+package, whose public names load lazily) and ``import trialbook.cli`` (which imports every command). CPU time (user + system of the child) is shown
+beside wall time because on a shared machine the wall time mostly measures the neighbours.
+
+    uv run --frozen python benchmarks/startup.py
+"""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPEATS = 7
+TRIALBOOK = Path(sys.executable).parent / "trialbook"
+CASES = {
+    "floor: python -c pass": [sys.executable, "-c", "pass"],
+    "click: import click": [sys.executable, "-c", "import click"],
+    "trialbook --help": [str(TRIALBOOK), "--help"],
+    "trialbook --version": [str(TRIALBOOK), "--version"],
+    "import trialbook (the package, lazy)": [sys.executable, "-c", "import trialbook"],
+    "import trialbook.cli (every command)": [sys.executable, "-c", "import trialbook.cli"],
+}
+
+
+def _time(argv: list[str]) -> tuple[float, float]:
+    walls, cpus = [], []
+    for _ in range(REPEATS):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        subprocess.run(argv, check=True, capture_output=True)
+        walls.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000
+
+
+def main() -> None:
+    """Print one row per case: median wall and CPU milliseconds over the repeats."""
+    print(f"| case (median of {REPEATS}) | wall | CPU |")
+    print("| --- | --- | --- |")
+    for name, argv in CASES.items():
+        wall, cpu = _time(argv)
+        print(f"| {name} | {wall:,.0f} ms | {cpu:,.0f} ms |")
+
+
+if __name__ == "__main__":
+    main()
