@@ -3,8 +3,9 @@
 The budget is 0.5 s for ``--help``: people type it, and shell completion and wrappers call it. Rows:
 ``floor`` is ``python -c pass`` (the least any Python CLI costs), ``click`` imports click only (the
 least a click CLI costs), then ``trialbook --help``, ``trialbook --version``, ``import trialbook`` (the
-package, whose public names load lazily) and ``import trialbook.cli`` (which imports every command). CPU time (user + system of the child) is shown
-beside wall time because on a shared machine the wall time mostly measures the neighbours.
+package, whose public names load lazily) and ``import trialbook.cli`` (which imports every command).
+CPU time (user + system of the child) is shown beside wall time because on a shared machine the wall
+time mostly measures the neighbours.
 
     uv run --frozen python benchmarks/startup.py
 """
