@@ -47,8 +47,9 @@ _EVIDENCE_SUFFIX = re.compile(r"[;,:]?\s*(calls seen \(\d+\):|output ends with:|
 
 
 def fit(text: str, width: int) -> str:
-    """``text`` on one line of at most ``width`` characters, cut with ``…`` when longer."""
-    flat = " ".join(text.split())
+    """``text`` on one line of at most ``width`` characters, cut with ``…``; its indentation is kept."""
+    indent = text[: len(text) - len(text.lstrip(" "))]
+    flat = indent + " ".join(text.split())
     return flat if len(flat) <= width else flat[: max(width - 1, 0)].rstrip() + "…"
 
 
