@@ -75,7 +75,7 @@ Regression: one-sided Fisher exact test of this run's trials against the base's 
 
 - c × codex: budget of $5.00 reached
 
-Transcripts and evidence: [results artifact](https://github.com/o/r/actions/runs/1/artifacts/2)
+Transcripts, evidence, report.html: [results artifact](https://github.com/o/r/actions/runs/1/artifacts/2)
 """
 
 ARTIFACT = "https://github.com/o/r/actions/runs/1/artifacts/2"

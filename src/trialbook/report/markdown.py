@@ -279,7 +279,8 @@ def render_summary(
     lines += _listing("Not started (budget reached)", unstarted)
     lines.append("")
     if artifact_url:
-        lines.append(f"Transcripts and evidence: [results artifact]({artifact_url})")
+        # report.html is the trial viewer the action writes into the artifact (docs/viewer.md).
+        lines.append(f"Transcripts, evidence, report.html: [results artifact]({artifact_url})")
     else:
         lines.append("Transcripts and evidence: no artifact link available for this run.")
     return "\n".join(lines) + "\n"

@@ -19,7 +19,6 @@ from ..evidence import JsonObject, JsonValue, SuiteReport, load_suite
 __all__ = ["RunData", "TrialFiles", "load_run", "locate_run", "trial_folder"]
 
 SUITE_FILE = "suite.json"
-_CANDIDATES = (".trialbook/runs/latest", ".trialbook/results")
 _STEP = re.compile(r"^## (step (\d+) of (\d+) \(line (\d+)\))", re.MULTILINE)
 MAX_RAW_FILES = 200
 """Raw files linked per trial; a trial folder with more lists the first ones by name."""
@@ -51,15 +50,21 @@ def locate_run(path: Path | None, cwd: Path) -> Path:
     """The ``suite.json`` that ``path`` means: the file itself, or the suite of a run or project folder.
 
     Without ``path`` (or with a project folder) the latest kept run ``.trialbook/runs/latest`` is taken,
-    then the results folder ``.trialbook/results``.
+    then the results folder ``.trialbook/results``; a runs folder means its ``latest`` run.
 
     Raises:
         UsageError: when no ``suite.json`` is found, naming every place looked at.
     """
+    from ..runner._runs import latest_run  # the one reader of the ``latest`` link (or its text form)
+
     base = cwd if path is None else path
     if base.is_file():
         return base
-    looked = [base, *(base / rel for rel in _CANDIDATES)]
+    looked = [base]
+    for runs in (base, base / ".trialbook" / "runs"):
+        latest = latest_run(runs)
+        looked.append(latest if latest is not None else runs / "latest")
+    looked.append(base / ".trialbook" / "results")
     for folder in looked:
         if (folder / SUITE_FILE).is_file():
             return (folder / SUITE_FILE).resolve()
