@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import signal
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -13,37 +10,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..sandbox.process import run_process
+from ..sandbox.supervisor import TRIAL_MARKER, supervisor
 
 __all__ = ["RUN_MARKER", "CliRun", "run_cli", "sweep"]
 
-RUN_MARKER = "TRIALBOOK_AGENT_RUN"
-"""Set to a fresh value in every agent run's environment, so the run's stray processes can be found."""
+RUN_MARKER = TRIAL_MARKER
+"""The variable that tags a run's processes: the trial's marker, or a fresh one for a bare adapter call."""
 
 
 def sweep(marker: str) -> int:
-    """Kill every process whose environment carries ``RUN_MARKER=marker``; returns how many.
+    """Kill every process carrying ``RUN_MARKER=marker`` or descending from one; returns how many.
 
     Killing the CLI's process group is not enough: Claude Code starts its shell tool in a new session,
     so a command the agent left running in the background escapes the group. The environment is
     inherited across ``setsid``, so the marker still finds it (on Linux, through ``/proc``).
     """
-    needle = f"\0{RUN_MARKER}={marker}\0".encode()
-    killed = 0
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return 0
-    for entry in proc.iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:
-            continue  # gone already, or not ours to read
-        if needle in b"\0" + environ:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(int(entry.name), signal.SIGKILL)
-                killed += 1
-    return killed
+    return supervisor().kill({marker}, set())
 
 
 @dataclass(frozen=True)
@@ -82,7 +64,7 @@ async def run_cli(
             reasons.append(reason)
             stop.set()
 
-    marker = uuid.uuid4().hex
+    marker = env.get(RUN_MARKER) or uuid.uuid4().hex
     env = {**env, RUN_MARKER: marker}
     started = time.monotonic()
     process = asyncio.ensure_future(

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from .._owner import temp_prefix
 from ..errors import ConfigError
 from ..evidence import JsonValue
 from ..masking import Masker
@@ -125,7 +126,7 @@ def probe_version(binary: Path, args: Sequence[str], pattern: str, env: Mapping[
         if key in _versions:
             return _versions[key]
     version: str | None = None
-    with tempfile.TemporaryDirectory(prefix="trialbook-probe-") as home:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("probe-")) as home:
         probe_env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": home, **env}
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             done = subprocess.run(

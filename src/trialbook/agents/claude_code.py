@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from .._owner import temp_prefix
 from ..evidence import AgentResult, JsonObject, StopReason, Turn, safe_configuration
 from ._claude_stream import ClaudeStream, parse_claude_stream
 from ._cli_agent import CliAgent, failed_result, stopped_outcome, uncorrelated
@@ -84,7 +85,7 @@ class ClaudeCodeAgent(CliAgent):
                 f"{NAME}: ANTHROPIC_API_KEY is not set. trialbook runs claude with --bare, which reads "
                 "credentials only from that variable: set it in the environment or in the agent's env.",
             )
-        with tempfile.TemporaryDirectory(prefix="trialbook-claude-") as home:
+        with tempfile.TemporaryDirectory(prefix=temp_prefix("claude-")) as home:
             env = build_env(
                 passthrough=PASSTHROUGH, option_env=self._env, task_env={}, fixed=_fixed(Path(home))
             )

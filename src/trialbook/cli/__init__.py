@@ -11,6 +11,7 @@ from ._common import TrialbookGroup
 from ._config import config_default_map
 from .agents_cmd import agents_command
 from .ci_cmd import ci_command
+from .clean_cmd import clean_command
 from .eval_cmd import eval_command
 from .history_cmd import history_command
 from .init_cmd import init_command
@@ -48,6 +49,7 @@ for _command in (
     view_command,
     init_command,
     schema_command,
+    clean_command,
 ):
     cli.add_command(_command)
 

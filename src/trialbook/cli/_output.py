@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+
 import click
 
 from .._words import plural
@@ -77,6 +79,10 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
     ]
     if notes:
         click.echo("\n" + mask("\n".join(notes)))
+    cancelled = sum(result.cancelled for result in report.results)
+    if report.cancelled_by is not None:
+        name = signal.Signals(report.cancelled_by).name
+        click.echo(f"\ncancelled by {name}: {cancelled} trial(s) not finished; their evals are incomplete")
     kept = [o.sandbox_path for r in report.results for o in r.outcomes if o.sandbox_path is not None]
     if kept:
         click.echo("\nkept sandboxes:\n" + "\n".join(f"  {path}" for path in kept))

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..github._ci import CiInputs, run_ci
+from ..runner import handle_signals
 from ..select import parse_shard
 from ._common import env_option, paths_argument
 from ._output import emit_report
@@ -67,24 +68,28 @@ def ci_command(
     Writes the job summary, the step outputs and error annotations, updates one sticky PR comment, and
     pushes history with the token. Outside GitHub Actions this refuses to run (exit 2).
     """
-    outcome = run_ci(
-        os.environ,
-        CiInputs(
-            paths=tuple(Path(p) for p in paths) or (Path("evals"),),
-            agents=agent,
-            budget_usd=budget_usd,
-            force=force,
-            changed=changed,
-            base=base,
-            history_branch=history_branch,
-            concurrency=concurrency,
-            shard=shard,
-            results_dir=Path(results_dir),
-            comment=comment,
-            github_token=github_token,
-        ),
-        TerminalProgress(concurrency=concurrency),
-    )
+    with handle_signals() as cancel:
+        code = _run_and_report(
+            CiInputs(
+                paths=tuple(Path(p) for p in paths) or (Path("evals"),),
+                agents=agent,
+                budget_usd=budget_usd,
+                force=force,
+                changed=changed,
+                base=base,
+                history_branch=history_branch,
+                concurrency=concurrency,
+                shard=shard,
+                results_dir=Path(results_dir),
+                comment=comment,
+                github_token=github_token,
+            )
+        )
+    raise SystemExit(cancel.exit_code or code)
+
+
+def _run_and_report(inputs: CiInputs) -> int:
+    outcome = run_ci(os.environ, inputs, TerminalProgress(concurrency=inputs.concurrency))
     if outcome.report is not None and outcome.options is not None:
         emit_report(outcome.report, outcome.options)
-    raise SystemExit(outcome.exit_code)
+    return outcome.exit_code

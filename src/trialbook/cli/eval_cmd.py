@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from ..errors import UsageError
-from ..runner import RunOptions, SilentSink, run
+from ..runner import RunOptions, SilentSink, handle_signals, run
 from ..select import parse_shard
 from ._common import env_option, paths_argument
 from ._json import emit_json
@@ -175,17 +175,22 @@ def eval_command(as_json: bool, **params: Any) -> None:
 
     Exit codes: 0 every selected eval passed (cached ones included), 1 an eval failed or errored,
     2 bad input or a refused run, 3 the budget stopped the run before every selected trial ran (or, with
-    --budget-strict, the forecast was above --budget-usd and nothing started).
+    --budget-strict, the forecast was above --budget-usd and nothing started), 130/143 SIGINT/SIGTERM
+    cancelled it (what finished is written; a second signal stops at once).
     """
     options = run_options(params)
-    if as_json:
-        # Only the document on stdout: notices (forecast, warnings) go to stderr.
-        report = run(options, SilentSink(), notice=lambda text: click.echo(text, err=True))
-        raise SystemExit(emit_json(report, options))
-    progress = TerminalProgress(concurrency=options.concurrency)
-    try:
-        report = run(options, progress, notice=lambda text: click.echo(text, err=text.startswith("warning")))
-    finally:
-        progress.close()
-    code = emit_report(report, options)
-    raise SystemExit(code)
+    with handle_signals() as cancel:
+        if as_json:
+            # Only the document on stdout: notices (forecast, warnings) go to stderr.
+            report = run(options, SilentSink(), notice=lambda text: click.echo(text, err=True))
+            code = emit_json(report, options)
+        else:
+            progress = TerminalProgress(concurrency=options.concurrency)
+            try:
+                report = run(
+                    options, progress, notice=lambda text: click.echo(text, err=text.startswith("warning"))
+                )
+            finally:
+                progress.close()
+            code = emit_report(report, options)
+    raise SystemExit(cancel.exit_code or code)

@@ -1,5 +1,6 @@
 """Scheduling trials: concurrency, budget, timeouts, verdicts, and the results folder."""
 
+from ._cancel import Cancellation, handle_signals
 from ._engine import EntryResult
 from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._ledger import BudgetLedger
@@ -10,6 +11,7 @@ from ._trial import TrialOutcome
 
 __all__ = [
     "BudgetLedger",
+    "Cancellation",
     "EntryResult",
     "PlanEntry",
     "ProgressSink",
@@ -19,6 +21,7 @@ __all__ = [
     "TrialFinished",
     "TrialOutcome",
     "TrialStarted",
+    "handle_signals",
     "load_specs",
     "run",
 ]

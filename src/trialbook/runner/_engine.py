@@ -13,6 +13,7 @@ from ..sandbox import ShimConfig
 from ..spec import EvalSpec, render_options, render_prompt
 from ..stats import EarlyVerdict, early_verdict
 from ..verdict import Verdict, eval_verdict
+from ._cancel import Cancellation
 from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._explain import more_checks_text, trial_failures
 from ._ledger import BudgetLedger
@@ -33,6 +34,8 @@ class EntryResult:
     saved: int = 0
     """Trials adaptive trials did not start because the verdict was already decided."""
     decided: EarlyVerdict | None = None
+    cancelled: int = 0
+    """Trials a signal stopped or kept from starting."""
     started_at: float = field(default_factory=time.time)
 
     @property
@@ -47,13 +50,14 @@ class EntryResult:
 
     @property
     def settled(self) -> int:
-        """Trials that finished, were left unstarted by the budget, or were saved."""
-        return len(self.outcomes) + self.unstarted + self.saved
+        """Trials that finished, were left unstarted by the budget or a signal, or were saved."""
+        return len(self.outcomes) + self.unstarted + self.saved + self.cancelled
 
     def decide(self) -> EarlyVerdict | None:
         """Whether adaptive trials may stop here: the verdict, once decided (see ``early_verdict``)."""
         least = self.entry.spec.min_trials
-        if self.decided is None and least is not None and len(self.outcomes) >= least and not self.unstarted:
+        stopped = self.unstarted + self.cancelled
+        if self.decided is None and least is not None and len(self.outcomes) >= least and not stopped:
             self.decided = early_verdict(
                 self.passed, len(self.outcomes), self.planned, self.entry.spec.pass_rate
             )
@@ -187,13 +191,15 @@ async def run_plan(
     sink: ProgressSink,
     sandbox_root: Path | None = None,
     keep_sandboxes: bool = False,
+    cancel: Cancellation | None = None,
 ) -> tuple[list[EntryResult], BudgetLedger]:
     """Run every ``run`` entry's trials, at most ``concurrency`` at once, until the budget is spent.
 
     Trials are interleaved across entries (trial 1 of every eval first) so a budget stop leaves each
     eval with some evidence rather than starving the evals that come last. An entry with adaptive trials
     (``min_trials``) runs in waves of ``min_trials``: a wave starts only once the one before it has
-    finished, and not at all when the trials so far already decide the verdict.
+    finished, and not at all when the trials so far already decide the verdict. Once ``cancel`` is
+    requested no trial starts and the running ones are cancelled; they count in ``cancelled``.
     """
     ledger = BudgetLedger(budget_usd)
     results = [EntryResult(entry) for entry in plan if entry.action == "run"]
@@ -208,6 +214,11 @@ async def run_plan(
     total = len(queue)
     semaphore = asyncio.Semaphore(max(1, concurrency))
     counters = {"running": 0, "done": 0, "remaining": total}
+    running: set[asyncio.Task[None]] = set()
+
+    def stop() -> None:
+        for task in running:
+            task.cancel()
 
     waves = Waves(results)
 
@@ -224,9 +235,15 @@ async def run_plan(
     async def run_one(result: EntryResult, request: TrialRequest) -> None:
         async with semaphore:
             counters["remaining"] -= 1
+            if cancel is not None and cancel.requested:
+                result.cancelled += 1
+                return
             if ledger.exhausted:
                 result.unstarted += 1
                 return
+            task = asyncio.current_task()
+            assert task is not None
+            running.add(task)
             counters["running"] += 1
             sink.trial_started(
                 TrialStarted(
@@ -239,7 +256,13 @@ async def run_plan(
             )
             try:
                 outcome = await run_trial(request, pool.get(result.entry.agent), masker)
+            except asyncio.CancelledError:
+                if cancel is None or not cancel.requested:
+                    raise
+                result.cancelled += 1  # stopped by the signal: not a finished trial
+                return
             finally:
+                running.discard(task)
                 counters["running"] -= 1
             result.outcomes.append(outcome)
             ledger.record(
@@ -264,7 +287,13 @@ async def run_plan(
                 )
             )
 
-    await asyncio.gather(*(one(result, request) for result, request in queue))
+    if cancel is not None:
+        cancel.attach(asyncio.get_running_loop(), stop)
+    try:
+        await asyncio.gather(*(one(result, request) for result, request in queue))
+    finally:
+        if cancel is not None:
+            cancel.detach()
     for result in results:
         result.outcomes.sort(key=lambda o: o.request.trial)
     return results, ledger

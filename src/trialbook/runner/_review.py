@@ -69,6 +69,14 @@ def review_of(report: RunReport, base: BaseLookup | None = None) -> Review:
                     reason=f"{result.unstarted} of {result.planned} trials not started: the budget was spent",
                 )
             )
+        if result.cancelled:
+            unstarted.append(
+                ListedEval(
+                    eval_id=entry.spec.id,
+                    agent=entry.label,
+                    reason=f"{result.cancelled} of {result.planned} trials not finished: run cancelled",
+                )
+            )
     cached = [
         ListedEval(eval_id=e.spec.id, agent=e.label, reason=e.reason)
         for e in report.plan
@@ -105,7 +113,7 @@ def table_rows(report: RunReport) -> list[TableRow]:
                     eval_id=entry.spec.id,
                     agent=entry.label,
                     passed=result.passed,
-                    trials=len(result.outcomes) + result.unstarted,
+                    trials=len(result.outcomes) + result.unstarted + result.cancelled,
                     verdict=result.verdict,
                     cost_usd=result.cost_usd,
                     duration_s=result.duration_s,

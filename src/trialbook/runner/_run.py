@@ -12,9 +12,11 @@ from ..agents import known_agent_names
 from ..errors import BudgetForecastError, ExitCode, RunAbortedError, UsageError
 from ..evidence import JsonObject, SuiteReport, suite_to_json
 from ..history import HistoryLine, HistoryStore, open_store
+from ..leftovers import Swept, sweep
 from ..masking import Masker
 from ..select import BaseTree, changed_evals, head_commit
 from ..spec import EvalSpec, load_evals
+from ._cancel import current_cancellation
 from ._engine import EntryResult, run_plan
 from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._folder import StagedFolder, check_owned, ownership_problem
@@ -30,7 +32,7 @@ from ._record import ci_run_url, pending_lines, record, sync
 from ._runs import begin_run, finish_run, new_run_id, selection_for
 from ._suite import build_suite
 
-__all__ = ["RunReport", "SilentSink", "load_specs", "run"]
+__all__ = ["RunReport", "SilentSink", "leftover_folders", "load_specs", "run", "sweep_leftovers"]
 
 
 class SilentSink:
@@ -71,10 +73,18 @@ class RunReport:
     manifest: JsonObject | None = None
     history_lines: list[HistoryLine] | None = None
     """The lines this run records, decided once (they are in the manifest too)."""
+    cancelled_by: int | None = None
+    """The signal that cancelled the run (``signal.SIGINT``, ``signal.SIGTERM``), if one did."""
 
     @property
     def exit_code(self) -> int:
-        """0 all passed (cached included), 1 a failure or error, 3 the budget left trials unstarted."""
+        """0 all passed (cached included), 1 a failure or error, 3 the budget left trials unstarted.
+
+        A run cancelled by a signal exits ``128 + signal`` (130 for SIGINT, 143 for SIGTERM) whatever
+        its verdicts, as a shell reports a process that signal ended.
+        """
+        if self.cancelled_by is not None:
+            return 128 + self.cancelled_by
         verdicts = [result.verdict for result in self.results]
         cached_failures = [
             e for e in self.plan if e.action == "cached" and getattr(e.last, "verdict", "") == "fail"
@@ -84,6 +94,21 @@ class RunReport:
         if any(v == "incomplete" for v in verdicts):
             return ExitCode.BUDGET
         return ExitCode.OK
+
+
+def leftover_folders(options: RunOptions) -> list[Path]:
+    """Where a killed run may have left temp files of interrupted writes."""
+    results = options.results_dir.resolve()
+    folders = [results, results.parent]
+    folders += [path.resolve().parent for path in (options.junit, options.summary) if path is not None]
+    if options.history_dir is not None:
+        folders.append(options.history_dir.resolve())
+    return folders
+
+
+def sweep_leftovers(options: RunOptions) -> Swept:
+    """Remove the sandboxes and temp files of trialbook processes that were killed (see ``leftovers``)."""
+    return sweep(file_folders=leftover_folders(options))
 
 
 def load_specs(options: RunOptions) -> list[EvalSpec]:
@@ -109,6 +134,8 @@ def run(
     """
     started = time.time()
     specs = load_specs(options)
+    if not options.dry_run:
+        sweep_leftovers(options)
     secret_names = sorted({name for spec in specs for name in spec.secrets})
     secret_values = {name: options.environ[name] for name in secret_names if name in options.environ}
     pool = AgentPool(secret_values, secret_names)
@@ -226,6 +253,7 @@ def _run_and_write(
     started: float,
     results_dir: Path,
 ) -> None:
+    cancel = current_cancellation()
     report.results, report.ledger = asyncio.run(
         run_plan(
             report.plan,
@@ -237,10 +265,13 @@ def _run_and_write(
             budget_usd=options.budget_usd,
             sink=sink,
             keep_sandboxes=options.keep_sandboxes,
+            cancel=cancel,
         )
     )
     finished = time.time()
     commit = options.environ.get("GITHUB_SHA") or head_commit(options.repo)
+    if cancel is not None:
+        report.cancelled_by = cancel.signum
     report.suite = build_suite(
         report.plan,
         report.results,

@@ -62,9 +62,13 @@ def _ran(result: EntryResult) -> TestReport:
             **rate_json(result.passed, len(result.outcomes)),
             "unstarted_trials": result.unstarted,
             "saved_trials": result.saved,
+            "cancelled_trials": result.cancelled,
             "verdict": result.verdict,
             "cost_usd": result.cost_usd,
             "unused_shims": list(result.unused_shims),
+            # Which mechanism ended the trials' processes, and how many it still found running.
+            "process_cleanup": next((o.process_cleanup for o in result.outcomes), None),
+            "stray_processes_killed": sum(o.stray_processes_killed for o in result.outcomes),
         }
     )
     return TestReport(

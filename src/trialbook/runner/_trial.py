@@ -3,23 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 from ..agents import Agent, AgentTask
 from ..assertions import Assertion, Call, evaluate_all
 from ..evidence import AgentResult, AssertionRecord
 from ..masking import Masker
-from ..sandbox import ShimConfig, create_sandbox
+from ..sandbox import Sandbox, ShimConfig, create_sandbox
 from ..sandbox._changes import CHANGES_FILE, record_changes
+from ..sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 from ..verdict import trial_passed
 from ._explain import Explanation, explain_trial
 from ._outputs import write_json, write_trial_files
 
 __all__ = ["TrialOutcome", "TrialRequest", "run_trial", "unused_shim_note", "unused_shims"]
+
+_T = TypeVar("_T")
 
 BACKSTOP_S = 30.0
 """Extra time an adapter gets past the trial deadline to stop on its own before the runner cancels it."""
@@ -62,6 +67,8 @@ class TrialOutcome:
     unused_shims: tuple[str, ...] = ()
     explanation: Explanation | None = None
     """Why the trial failed (``None`` when it passed), masked and bounded."""
+    process_cleanup: str = "marker"
+    stray_processes_killed: int = 0
 
 
 def _harness_failure(agent: Agent, error: str, reason: str, started: float, workdir: Path) -> AgentResult:
@@ -118,11 +125,39 @@ def trial_cost(result: AgentResult) -> tuple[float | None, bool]:
     return estimate, estimate is not None
 
 
+def _clean_up(scope: TrialScope, sandbox: Sandbox, keep: bool) -> Path | None:
+    # Processes first: one still running could write into the folder while it is removed.
+    try:
+        scope.close()
+    finally:
+        closed = sandbox.close(keep=keep)
+    return closed
+
+
+async def _settle(function: Callable[[], _T]) -> tuple[_T, bool]:
+    """Run ``function`` in a thread to its end even if the trial is cancelled meanwhile.
+
+    Returns its result and whether a cancellation arrived, for the caller to re-raise once what was
+    made is cleaned up: a sandbox half-made or half-removed must not be left behind by a Ctrl-C.
+    """
+    task = asyncio.ensure_future(asyncio.to_thread(function))
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.done():
+                break
+            cancelled = True
+    return task.result(), cancelled
+
+
 async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> TrialOutcome:
     """Run one trial end to end; the sandbox is torn down (or kept) whatever happens."""
     started = time.monotonic()
     request.folder.mkdir(parents=True, exist_ok=True)
-    sandbox = await asyncio.to_thread(
+    scope = supervisor().open_trial()
+    make = functools.partial(
         create_sandbox,
         root=request.sandbox_root,
         template=request.template,
@@ -131,6 +166,16 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         secrets=request.secrets,
         extra_env=request.agent_env,
     )
+    try:
+        sandbox, cancelled = await _settle(make)
+    except BaseException:
+        scope.close()
+        raise
+    if cancelled:
+        await _settle(functools.partial(_clean_up, scope, sandbox, False))
+        raise asyncio.CancelledError
+    # Set last, so an eval's env cannot take a process out of the trial.
+    sandbox.env[TRIAL_MARKER] = scope.marker
     kept: Path | None = None
     try:
         task = AgentTask(
@@ -145,6 +190,9 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
             trial=request.trial,
         )
         result = await _run_agent(agent, task)
+        # What the agent left running (in its own session, double-forked) must not change the files the
+        # checks read; commands the checks start carry the marker and end with the trial.
+        await asyncio.to_thread(scope.sweep)
         # Snapshot the log now: commands that checks run later go through the shims too, but they are
         # not the agent's calls.
         agent_calls = sandbox.call_log.read_bytes() if sandbox.call_log.exists() else b""
@@ -171,8 +219,10 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         )
         await asyncio.to_thread(write_json, request.folder / CHANGES_FILE, changes, masker)
     finally:
-        closed = await asyncio.to_thread(sandbox.close, keep=request.keep_sandbox)
+        closed, cancelled = await _settle(functools.partial(_clean_up, scope, sandbox, request.keep_sandbox))
         kept = closed if request.keep_sandbox else None
+    if cancelled:
+        raise asyncio.CancelledError
     cost = trial_cost(result)
     return TrialOutcome(
         request=request,
@@ -186,4 +236,6 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         sandbox_path=kept,
         unused_shims=unused,
         explanation=explanation,
+        process_cleanup=scope.mechanism,
+        stray_processes_killed=scope.killed,
     )

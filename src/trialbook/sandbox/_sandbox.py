@@ -1,6 +1,7 @@
 """One trial's throw-away folder: a fresh template copy, an isolated HOME, the PATH shims and the call log.
 
-Layout of ``<trial>/`` (a new ``trialbook-*`` temp folder per trial)::
+Layout of ``<trial>/`` (a new ``trialbook-<pid>_<start>-*`` temp folder per trial, named after its owner
+so a later run can sweep it once that process is gone)::
 
     work/         the template copy, the agent's working directory
     home/         HOME, with the XDG folders inside
@@ -19,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
+from .._owner import temp_prefix
 from ..assertions._trial import Call
 from ..errors import ConfigError
 from ..evidence import AgentResult
@@ -159,7 +161,7 @@ def create_sandbox(
         raise ValueError(f"each binary can be shimmed once; repeated: {', '.join(duplicates)}")
     if root is not None:
         root.mkdir(parents=True, exist_ok=True)
-    path = Path(tempfile.mkdtemp(prefix="trialbook-", dir=root)).resolve()
+    path = Path(tempfile.mkdtemp(prefix=temp_prefix(), dir=root)).resolve()
     sandbox: Sandbox | None = None
     try:
         original_path = runner_path() if base_path is None else base_path

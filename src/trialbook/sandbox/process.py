@@ -2,6 +2,9 @@
 
 Every process a trial starts (an agent CLI, a ``succeeds`` check, a literal step) goes through
 :func:`run_process`, so a timeout or a cancelled trial ends the whole group, grandchildren included.
+What left the group (``setsid``, double forks) is the :mod:`~trialbook.sandbox.supervisor`'s: the
+process is registered with it and, when its environment names a trial, started inside that trial's
+cgroup if there is one.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .supervisor import supervisor
 
 __all__ = ["ProcessOutcome", "kill_group", "run_process"]
 
@@ -109,9 +114,10 @@ async def run_process(
     """
     loop = asyncio.get_running_loop()
     started = time.monotonic()
+    owner = supervisor()
     transport, protocol = await loop.subprocess_exec(
         lambda: _LeaderExitProtocol(loop),
-        *argv,
+        *owner.prepare(argv, env),
         cwd=cwd,
         env=dict(env),
         stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
@@ -120,6 +126,7 @@ async def run_process(
         start_new_session=True,
     )
     proc = asyncio.subprocess.Process(transport, protocol, loop)
+    owner.started(proc.pid, env)
     out, err = bytearray(), bytearray()
     pumps = asyncio.gather(_pump(proc.stdout, out, on_stdout_line), _pump(proc.stderr, err, None))
 
@@ -145,6 +152,8 @@ async def run_process(
         raise
     finally:
         await _drain(pumps, transport)
+        if protocol.exited.done():
+            owner.waited(proc.pid)
     return ProcessOutcome(
         returncode=None if timed_out else transport.get_returncode(),
         stdout=bytes(out),
@@ -161,6 +170,12 @@ async def _drain(pumps: asyncio.Future[Any], transport: asyncio.SubprocessTransp
             await asyncio.wait_for(asyncio.shield(pumps), GRACE_S)
     finally:
         transport.close()
+        # Retrieved whenever it ends, so asyncio never reports "exception was never retrieved" (a
+        # cancelled gather ends with a CancelledError set as its exception, later than cancel()).
+        pumps.add_done_callback(_retrieve)
         pumps.cancel()
-        if pumps.done() and not pumps.cancelled():
-            pumps.exception()  # retrieved, so asyncio never reports it as unhandled
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()

@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..._owner import temp_prefix
 from ...evidence import CopilotResult
 from .._protocol import AgentSpec, AgentTask, Availability
 from ._config import CopilotEval, eval_from_spec
@@ -127,7 +128,7 @@ class CopilotAgent:
         if root is None:
             raise ValueError("give a workdir or set CopilotEval.working_directory")
         if self._home is None:  # one private HOME per adapter, so trials can share a server
-            self._home = Path(tempfile.mkdtemp(prefix="trialbook-copilot-home-"))
+            self._home = Path(tempfile.mkdtemp(prefix=temp_prefix("copilot-home-")))
         home = self._home
         base = dict(env) if env is not None else {"PATH": self._environ.get("PATH", os.defpath)}
         base.setdefault("HOME", str(home))

@@ -1,0 +1,105 @@
+"""What Linux's ``/proc`` says about processes: parents, states, start times and environment markers.
+
+Everything here is a best-effort read of a moving target: a process can exit between listing and reading,
+so a vanished or unreadable entry is skipped, never raised. On systems without ``/proc`` (macOS) the
+functions report nothing and :func:`start_time` falls back to whether the pid is alive.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["ProcEntry", "has_procfs", "is_alive", "processes", "start_time"]
+
+_PROC = Path("/proc")
+
+
+@dataclass(frozen=True)
+class ProcEntry:
+    """One process: its parent, its state letter (``Z`` for a zombie) and its marker value, if any."""
+
+    pid: int
+    ppid: int
+    state: str
+    marker: str | None
+
+
+def has_procfs() -> bool:
+    """Whether process tables can be read from ``/proc`` (Linux)."""
+    return (_PROC / "self" / "stat").exists()
+
+
+def _stat_fields(pid: int | str) -> list[str] | None:
+    try:
+        raw = (_PROC / str(pid) / "stat").read_bytes()
+    except OSError:
+        return None
+    # The command name sits in parentheses and may itself hold spaces or ')'; fields follow the last ')'.
+    close = raw.rfind(b")")
+    if close < 0:
+        return None
+    return raw[close + 2 :].decode("ascii", "replace").split()
+
+
+def processes(variable: str | None = None) -> Iterator[ProcEntry]:
+    """Every visible process but this one, with the value ``variable`` has in its environment.
+
+    The environment is inherited across ``setsid``, double forks and new process groups, which is what
+    makes a variable a marker that survives every way of leaving a process tree.
+    """
+    me = os.getpid()
+    try:
+        names = os.listdir(_PROC)
+    except OSError:
+        return
+    wanted = b"\0" + variable.encode() + b"=" if variable else None
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        fields = _stat_fields(name)
+        if fields is None or len(fields) < 2:
+            continue
+        marker = None
+        if wanted is not None:
+            with contextlib.suppress(OSError):
+                marker = _value(b"\0" + (_PROC / name / "environ").read_bytes(), wanted)
+        with contextlib.suppress(ValueError):
+            yield ProcEntry(int(name), int(fields[1]), fields[0], marker)
+
+
+def _value(environ: bytes, wanted: bytes) -> str | None:
+    at = environ.find(wanted)
+    if at < 0:
+        return None
+    start = at + len(wanted)
+    end = environ.find(b"\0", start)
+    return environ[start : end if end >= 0 else len(environ)].decode("utf-8", "replace")
+
+
+def start_time(pid: int) -> str | None:
+    """An identity for ``pid`` that a recycled pid does not share; ``None`` when no such process runs.
+
+    On Linux it is the start time in clock ticks since boot (field 22 of ``/proc/<pid>/stat``). Elsewhere
+    it is ``"alive"`` for any running pid, so a recycled pid there looks like its owner (documented).
+    """
+    if has_procfs():
+        fields = _stat_fields(pid)
+        if fields is None or len(fields) < 20 or fields[0] == "Z":
+            return None
+        return fields[19]
+    return "alive" if is_alive(pid) else None
+
+
+def is_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (ours or another user's)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

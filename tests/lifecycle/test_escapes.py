@@ -1,0 +1,67 @@
+"""No process outlives its trial: every way out of the process tree is closed at the timeout.
+
+A real ``trialbook eval`` runs script and literal agents that start a background job, ``nohup``,
+``setsid``, ``setsid -f``, a double-forked daemon and a ``setpgid`` child, then hang. Both mechanisms are
+attacked: the per-trial cgroup (this machine offers cgroup v2) and the marker-and-tree sweep used where
+it is not delegated.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from trialbook.evidence import load_suite
+
+from .escapes import kill_survivors, trialbook, unique_marker, wait_for_no_survivors, write_eval
+
+AGENTS = ("script", "literal")
+MECHANISMS = {"cgroup": True, "marker": False}
+
+
+@pytest.fixture
+def marker() -> Iterator[str]:
+    value = unique_marker()
+    yield value
+    kill_survivors(value)
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_at_the_timeout_nothing_the_agent_started_survives(
+    tmp_path: Path, marker: str, agent: str, mechanism: str
+) -> None:
+    write_eval(tmp_path, agent, marker, then="sleep 300", timeout=3)
+    process = trialbook(tmp_path, "eval", "evals", cgroup=MECHANISMS[mechanism])
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 1, (out + err).decode()
+    assert (tmp_path / "ready").exists(), "the escaping processes never all started"
+    assert wait_for_no_survivors(marker) == []
+    assert list((tmp_path / "tmp").glob("trialbook-*")) == []
+    suite = load_suite(tmp_path / ".trialbook/results/suite.json")
+    (test,) = suite.tests
+    assert test.outcome == "failed"
+    assert test.executions[0].result.stop_reason == "timeout"
+    raw = json.loads((tmp_path / ".trialbook/results/suite.json").read_text())
+    properties = raw["tests"][0]["properties"]
+    assert properties["process_cleanup"] == mechanism
+    # The group kill at the deadline takes the three that stayed in it; the sweep finds the other three.
+    assert properties["stray_processes_killed"] >= 3 or mechanism == "cgroup"
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_what_the_agent_left_running_is_gone_before_the_checks_run(
+    tmp_path: Path, marker: str, agent: str
+) -> None:
+    write_eval(tmp_path, agent, marker, then="echo done", timeout=60)
+    evals = tmp_path / "evals" / "escape.eval.yaml"
+    check = f"! cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\\\0' '\\\\n' | grep -q '^{marker}-'"
+    evals.write_text(evals.read_text().replace("succeeds: 'true'", f'succeeds: "{check}"'))
+    process = trialbook(tmp_path, "eval", "evals", cgroup=False)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, (out + err).decode()
+    assert wait_for_no_survivors(marker) == []
+    assert list((tmp_path / "tmp").glob("trialbook-*")) == []
