@@ -49,10 +49,13 @@ def _killed_run(tmp_path: Path, marker: str) -> tuple[Path, Path]:
     for path in (dead_tmp, live_tmp):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("{")
+    assert list((tmp_path / "tmp").glob("trialbook-*")), "the run has no sandbox to leave behind"
+    assert survivors(marker), "the run has no process to leave behind"
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=60)
+    # What it left is only this test's, except its processes: any trialbook run starting on the machine
+    # now (another test's) may already sweep those, as it should.
     assert list((tmp_path / "tmp").glob("trialbook-*")), "the killed run left no sandbox to sweep"
-    assert survivors(marker), "the killed run left no process to sweep"
     return dead_tmp, live_tmp
 
 
@@ -82,11 +85,11 @@ def test_trialbook_clean_sweeps_on_demand(tmp_path: Path, marker: str) -> None:
     done = subprocess.run(
         [str(TRIALBOOK), "clean"], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
     )
-    assert "killed" in done.stdout and f"removed {dead_tmp}" in done.stdout
+    assert f"removed {dead_tmp}" in done.stdout
     assert list((tmp_path / "tmp").glob("trialbook-*")) == []
     assert not dead_tmp.exists() and live_tmp.exists()
     assert wait_for_no_survivors(marker) == []
     again = subprocess.run(
         [str(TRIALBOOK), "clean"], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
     )
-    assert again.stdout.strip() == "nothing to clean"
+    assert "removed" not in again.stdout

@@ -28,7 +28,8 @@ in [schemas/](schemas/) ([run folders](runs.md) describes the run document).
 
 Exit codes: `0` every selected eval passed (cached ones included), `1` an eval failed or errored,
 `2` bad input or a refused run, `3` the budget stopped the run before every selected trial ran
-(or, with `--budget-strict`, the forecast was above `--budget-usd` and nothing started).
+(or, with `--budget-strict`, the forecast was above `--budget-usd` and nothing started), `130`/`143`
+SIGINT/SIGTERM cancelled the run (what finished is written, see [Processes](processes.md)).
 """
 
 

@@ -33,9 +33,21 @@ def has_procfs() -> bool:
     return (_PROC / "self" / "stat").exists()
 
 
+def _read(path: str) -> bytes:
+    # os-level reads: a sweep opens two files per process, and pathlib's overhead dominated its cost.
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _stat_fields(pid: int | str) -> list[str] | None:
     try:
-        raw = (_PROC / str(pid) / "stat").read_bytes()
+        raw = _read(f"/proc/{pid}/stat")
     except OSError:
         return None
     # The command name sits in parentheses and may itself hold spaces or ')'; fields follow the last ')'.
@@ -64,9 +76,11 @@ def processes(variable: str | None = None) -> Iterator[ProcEntry]:
         if fields is None or len(fields) < 2:
             continue
         marker = None
-        if wanted is not None:
+        # Kernel threads (children of kthreadd, pid 2) and init have no marker, and reading a kernel
+        # thread's environ can stall for tens of milliseconds.
+        if wanted is not None and fields[1] not in ("0", "2"):
             with contextlib.suppress(OSError):
-                marker = _value(b"\0" + (_PROC / name / "environ").read_bytes(), wanted)
+                marker = _value(b"\0" + _read(f"/proc/{name}/environ"), wanted)
         with contextlib.suppress(ValueError):
             yield ProcEntry(int(name), int(fields[1]), fields[0], marker)
 

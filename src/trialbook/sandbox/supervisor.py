@@ -82,11 +82,14 @@ class TrialScope:
         if self._closed:
             return 0
         self._closed = True
-        if self.group is not None:
-            CgroupRoot.kill(self.group)
-        found = self._owner.kill({self.marker}, set(self.leaders))
-        self.killed += found
-        self._owner.release(self)
+        try:
+            if self.group is not None:
+                CgroupRoot.kill(self.group)
+            found = self._owner.kill({self.marker}, set(self.leaders))
+            self.killed += found
+        finally:
+            # Always: a scope left open would keep trialbook a subreaper for the rest of its life.
+            self._owner.release(self)
         return found
 
 
