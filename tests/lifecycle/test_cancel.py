@@ -69,7 +69,7 @@ def test_a_signal_records_what_finished_and_kills_the_rest(
     for noise in ("Aborted", "Traceback", "never retrieved", "Task was destroyed"):
         assert noise not in out + err
     assert f"cancelled by {name}" in out
-    suite = load_suite(tmp_path / ".trialbook/results/suite.json")
+    suite = load_suite(tmp_path / ".trialbook/runs/latest/suite.json")
     (test,) = suite.tests
     assert test.outcome == "incomplete"
     assert [execution.passed for execution in test.executions] == [True]
@@ -99,6 +99,6 @@ def test_a_second_signal_stops_at_once_and_leaves_no_process(tmp_path: Path, mar
     assert time.monotonic() - started < 60
     assert wait_for_no_survivors(marker) == []
     assert "Traceback" not in out + err
-    suite_path = tmp_path / ".trialbook/results/suite.json"
+    suite_path = tmp_path / ".trialbook/runs/latest/suite.json"
     if suite_path.exists():  # written whole or not at all
         load_suite(suite_path)

@@ -41,11 +41,11 @@ def test_at_the_timeout_nothing_the_agent_started_survives(
     assert (tmp_path / "ready").exists(), "the escaping processes never all started"
     assert wait_for_no_survivors(marker) == []
     assert list((tmp_path / "tmp").glob("trialbook-*")) == []
-    suite = load_suite(tmp_path / ".trialbook/results/suite.json")
+    suite = load_suite(tmp_path / ".trialbook/runs/latest/suite.json")
     (test,) = suite.tests
     assert test.outcome == "failed"
     assert test.executions[0].result.stop_reason == "timeout"
-    raw = json.loads((tmp_path / ".trialbook/results/suite.json").read_text())
+    raw = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
     properties = raw["tests"][0]["properties"]
     assert properties["process_cleanup"] == mechanism
     # The group kill at the deadline takes the three that stayed in it; the sweep finds the other three.

@@ -16,9 +16,14 @@ __all__ = ["clean_command"]
 @env_option(
     "--results-dir",
     type=click.Path(file_okay=False),
-    default=".trialbook/results",
+    help="A results folder whose interrupted writes to remove (its parent is looked at too).",
+)
+@env_option(
+    "--runs-dir",
+    type=click.Path(file_okay=False),
+    default=".trialbook/runs",
     show_default=True,
-    help="Results folder whose interrupted writes to remove (its parent is looked at too).",
+    help="The kept-runs folder to look in (and its parent).",
 )
 @env_option("--history-dir", type=click.Path(file_okay=False), help="History folder to look in as well.")
 @click.option(
@@ -28,16 +33,20 @@ __all__ = ["clean_command"]
     type=click.Path(file_okay=False),
     help="Another folder with temp files of interrupted writes (repeatable).",
 )
-def clean_command(results_dir: str, history_dir: str | None, folders: tuple[str, ...]) -> None:
+def clean_command(
+    results_dir: str | None, runs_dir: str, history_dir: str | None, folders: tuple[str, ...]
+) -> None:
     """Remove sandboxes and temp files left by trialbook runs whose process is gone (killed, crashed).
 
     Kills the trial processes such a run left running, then removes its trialbook-* sandboxes in the
-    temp folder ($TMPDIR) and the hidden .*.tmp files of its interrupted writes in the results folder,
-    its parent, the history folder and any --folder. What belongs to a trialbook process that is
-    still running is never touched. Every run does the same sweep when it starts.
+    temp folder ($TMPDIR) and the hidden .*.tmp files of its interrupted writes in the runs folder,
+    the results folder, their parents, the history folder and any --folder. What belongs to a
+    trialbook process that is still running is never touched. Every run does the same sweep when it
+    starts.
     """
-    results = Path(results_dir).resolve()
-    places = [results, results.parent, *(Path(folder) for folder in folders)]
+    places = [Path(folder) for folder in folders]
+    for owned in (Path(runs_dir), *([Path(results_dir)] if results_dir else [])):
+        places += [owned.resolve(), owned.resolve().parent]
     if history_dir:
         places.append(Path(history_dir))
     swept = sweep(file_folders=places)

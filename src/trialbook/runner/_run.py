@@ -98,7 +98,7 @@ class RunReport:
 
 def leftover_folders(options: RunOptions) -> list[Path]:
     """Where a killed run may have left temp files of interrupted writes."""
-    results = options.results_dir.resolve()
+    results = options.owned_folder.resolve()
     folders = [results, results.parent]
     folders += [path.resolve().parent for path in (options.junit, options.summary) if path is not None]
     if options.history_dir is not None:

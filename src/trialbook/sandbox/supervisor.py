@@ -116,15 +116,17 @@ class Supervisor:
 
     def release(self, scope: TrialScope) -> None:
         """Forget a closed scope; after the last one, reap stray zombies and stop being a subreaper."""
+        # All under the lock: a trial opening meanwhile (scopes close in worker threads) must find
+        # either the old state or the new one, never its fresh cgroup folder removed under it.
         with self._lock:
             self._scopes.pop(scope.marker, None)
             if self._scopes:
                 return
             cgroups, self._cgroups = self._cgroups, None
-        if cgroups is not None:
-            cgroups.close()
-        if self.subreaper:
-            self.subreaper = not _set_subreaper(False)
+            if cgroups is not None:
+                cgroups.close()
+            if self.subreaper:
+                self.subreaper = not _set_subreaper(False)
 
     def prepare(self, argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
         """The argv to start: inside the trial's cgroup when the environment names a scope that has one."""
