@@ -3,6 +3,7 @@ failures as execution errors."""
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 from copilot import define_tool
+from copilot.tools import ToolBinaryResult, ToolResult
 from pydantic import BaseModel
 
 from tests.fakes.openai_chat import ChatServer, Reply, call, position, text
@@ -142,3 +144,37 @@ async def test_an_agent_md_path_is_accepted_from_python(
     [invocation] = result.subagent_invocations
     assert invocation.name == "checker" and invocation.result is not None
     assert invocation.result.final_response == "child done"
+
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000") + b"first"
+JPEG = bytes.fromhex("ffd8ffe000104a464946") + b"second"
+
+
+def two_images(_params: Numbers, _invocation: object) -> ToolResult:
+    return ToolResult(
+        text_result_for_llm="two pictures",
+        binary_results_for_llm=[
+            ToolBinaryResult(data=base64.b64encode(PNG).decode(), mime_type="image/png", type="image"),
+            ToolBinaryResult(data=base64.b64encode(JPEG).decode(), mime_type="image/jpeg", type="image"),
+        ],
+    )
+
+
+class Numbers(BaseModel):
+    x: int
+
+
+async def test_two_images_from_one_tool_call_round_trip_in_order(
+    copilot_cli: str, pkg_cache: str, sandbox: MiniSandbox, shared_pool: ServerPool
+) -> None:
+    tool = define_tool("snap", description="takes pictures", handler=two_images, params_type=Numbers)
+    with ChatServer([call("snap", x=1), text("saw them")]) as server:
+        result = await agent(copilot_cli, server, shared_pool, tools=(tool,)).run(
+            sandbox.task("take pictures", pkg_cache)
+        )
+    assert result.success, result.error
+    [snap] = result.tool_calls_for("snap")
+    assert (snap.image_content, snap.image_media_type) == (PNG, "image/png")
+    assert [(i.content, i.media_type) for i in snap.additional_images] == [(JPEG, "image/jpeg")]
+    assert snap.result == "two pictures" and snap.evidence_complete
+    assert load_result(json.loads(json.dumps(dump_result(result)))) == result

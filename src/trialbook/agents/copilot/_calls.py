@@ -85,13 +85,7 @@ def to_tool_call(call: PendingCall) -> ToolCall:
     success = done.get("success")
     result = as_obj(done.get("result"))
     error = as_obj(done.get("error"))
-    images = [
-        ToolImage(raw, get_str(block, "mimeType"))
-        for block in as_list(result.get("contents"))
-        if isinstance(block, dict) and block.get("type") == "image"
-        for raw in [_decode(get_str(block, "data"))]
-        if raw is not None
-    ]
+    images = _images(result)
     return ToolCall(
         call_id=call.call_id,
         name=call.name,
@@ -104,6 +98,26 @@ def to_tool_call(call: PendingCall) -> ToolCall:
         image_media_type=images[0].media_type if images else None,
         additional_images=tuple(images[1:]),
     )
+
+
+def _images(result: JsonObject) -> list[ToolImage]:
+    """Every image of a completion, in order, media type kept.
+
+    The CLI (1.0.102) puts the images a tool returned for the model in ``binaryResultsForLlm``; older
+    builds and MCP results use ``contents`` blocks. The first of the two that holds images is the record,
+    so an image the CLI lists in both places is not counted twice.
+    """
+    for key, media in (("binaryResultsForLlm", "mimeType"), ("contents", "mimeType")):
+        found = [
+            ToolImage(raw, get_str(block, media) or get_str(block, "mime_type"))
+            for block in as_list(result.get(key))
+            if isinstance(block, dict) and block.get("type", "image") == "image"
+            for raw in [_decode(get_str(block, "data"))]
+            if raw is not None
+        ]
+        if found:
+            return found
+    return []
 
 
 def _decode(data: str | None) -> bytes | None:
