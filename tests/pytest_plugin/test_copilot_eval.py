@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.clis import CACHE, ensure_cli
-from tests.fakes.openai_chat import ChatServer, call, text
 from trialbook.agents.copilot import CopilotEval
 from trialbook.pytest_plugin._fixtures import CopilotEvalRunner
 from trialbook.pytest_plugin._state import STATE
+from trialbook.testing import ChatServer, call, text
 
 
 @pytest.mark.real_cli
 @pytest.mark.asyncio
 async def test_copilot_eval_runs_and_records_the_execution(
-    copilot_eval: CopilotEvalRunner, request: pytest.FixtureRequest, tmp_path: Path
+    copilot_eval: CopilotEvalRunner,
+    loopback_model: Callable[..., ChatServer],
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
 ) -> None:
     cli = str(ensure_cli("@github/copilot"))
     (CACHE / "copilot-pkg").mkdir(parents=True, exist_ok=True)
@@ -26,12 +30,12 @@ async def test_copilot_eval_runs_and_records_the_execution(
         "HOME": str(tmp_path / "home"),
         "COPILOT_PKG_CACHE_HOME": str(CACHE / "copilot-pkg"),
     }
-    with ChatServer([call("bash", command="echo ok > ok.txt", description="x"), text("done")]) as server:
-        agent = CopilotEval(
-            model="fake-model", provider=server.provider(), cli_path=cli, working_directory=str(tmp_path)
-        )
-        result = await copilot_eval(agent, "write ok.txt", env=env)
-        again = await copilot_eval(agent, "write ok.txt", env=env, comparison_role="b")
+    server = loopback_model([call("bash", command="echo ok > ok.txt", description="x"), text("done")])
+    agent = CopilotEval(
+        model="fake-model", provider=server.provider(), cli_path=cli, working_directory=str(tmp_path)
+    )
+    result = await copilot_eval(agent, "write ok.txt", env=env)
+    again = await copilot_eval(agent, "write ok.txt", env=env, comparison_role="b")
     assert result.success and again.success, (result.error, again.error)
     assert (tmp_path / "ok.txt").read_text() == "ok\n"
     progress = request.config.stash[STATE].running[request.node.nodeid]

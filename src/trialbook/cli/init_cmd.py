@@ -8,6 +8,7 @@ import click
 
 from ..errors import UsageError
 from ..fsutil import atomic_write_text
+from ._starter import STARTER, STARTER_NAME
 from .schema_cmd import schema_text
 
 __all__ = ["init_command"]
@@ -44,20 +45,35 @@ _TEMPLATE_README = "This folder is copied fresh into every trial's sandbox.\n"
 
 
 @click.command("init")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path), default=Path("evals"))
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path), required=False)
 @click.option("--force", is_flag=True, help="Overwrite files that already exist.")
-def init_command(directory: Path, force: bool) -> None:
+@click.option(
+    "--pytest",
+    "pytest_starter",
+    is_flag=True,
+    help=f"Write a passing pytest starter instead: DIRECTORY (default tests/)/{STARTER_NAME}, a Copilot "
+    "test against a scripted loopback model with a custom tool.",
+)
+def init_command(directory: Path | None, force: bool, pytest_starter: bool) -> None:
     """Create DIRECTORY (default evals/) with an example eval, its prompt, a template and the schema."""
-    files = {
-        directory / "hello.eval.yaml": _EVAL.replace("{{name}}", "world"),
-        directory / "prompts" / "hello.md": _PROMPT,
-        directory / "template" / "README.md": _TEMPLATE_README,
-        directory / "trialbook.schema.json": schema_text(),
-    }
+    if pytest_starter:
+        directory = directory or Path("tests")
+        files = {directory / STARTER_NAME: STARTER}
+    else:
+        directory = directory or Path("evals")
+        files = {
+            directory / "hello.eval.yaml": _EVAL.replace("{{name}}", "world"),
+            directory / "prompts" / "hello.md": _PROMPT,
+            directory / "template" / "README.md": _TEMPLATE_README,
+            directory / "trialbook.schema.json": schema_text(),
+        }
     existing = [str(path) for path in files if path.exists()]
     if existing and not force:
         raise UsageError(f"{', '.join(existing)} already exist(s); pass --force to overwrite")
     for path, text in files.items():
         atomic_write_text(path, text)
         click.echo(f"wrote {path}")
-    click.echo(f"next: CI=true trialbook eval {directory}   (or --unsafe-local on your machine)")
+    if pytest_starter:
+        click.echo(f"next: pytest {directory / STARTER_NAME} --trialbook-unsafe-local   (CI=true in CI)")
+    else:
+        click.echo(f"next: CI=true trialbook eval {directory}   (or --unsafe-local on your machine)")

@@ -9,7 +9,7 @@ that instruction, and nothing else changes.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,9 +28,10 @@ if TYPE_CHECKING:
     from ..agents import Agent, AgentSpec
     from ..agents.copilot import CopilotAgent, CopilotEval
     from ..evidence import AgentResult, CopilotResult
+    from ..testing import ChatServer, Reply
     from ._state import TestProgress
 
-__all__ = ["AgentEval", "CopilotEvalRunner", "agent_eval", "copilot_eval"]
+__all__ = ["AgentEval", "CopilotEvalRunner", "agent_eval", "copilot_eval", "loopback_model"]
 
 CopilotEvalRunner = Callable[..., Awaitable["CopilotResult"]]
 AgentEval = Callable[..., Awaitable["AgentResult"]]
@@ -171,3 +172,27 @@ async def agent_eval(
     finally:
         for adapter in created:
             await adapter.aclose()
+
+
+@pytest.fixture
+def loopback_model() -> Iterator[Callable[..., ChatServer]]:
+    """Start scripted model servers on 127.0.0.1 for this test; each stops when the test ends.
+
+    Usage: ``model = loopback_model([call("bash", command="ls"), text("done")])``, then
+    ``CopilotEval(provider=model.provider(), ...)``. ``script`` is a list of replies or a function of
+    the request body (see :mod:`trialbook.testing`); ``model.requests`` holds every request received.
+    """
+    from ..testing import ChatServer
+
+    started: list[ChatServer] = []
+
+    def start(script: Sequence[Reply] | Callable[[dict[str, Any]], Reply]) -> ChatServer:
+        server = ChatServer(script).__enter__()
+        started.append(server)
+        return server
+
+    try:
+        yield start
+    finally:
+        for server in started:
+            server.__exit__(None, None, None)

@@ -1,0 +1,66 @@
+"""``trialbook init --pytest`` writes a starter that passes as generated, on the real Copilot CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.clis import CACHE, ensure_cli
+
+TRIALBOOK = str(Path(sys.executable).with_name("trialbook"))
+
+
+@pytest.mark.real_cli
+def test_the_generated_starter_passes_as_generated(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    made = subprocess.run(
+        [TRIALBOOK, "init", "--pytest"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    starter = project / "tests" / "test_copilot_starter.py"
+    assert f"wrote {Path('tests') / 'test_copilot_starter.py'}" in made.stdout
+    (project / "pytest.ini").write_text("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    (CACHE / "copilot-pkg").mkdir(parents=True, exist_ok=True)
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": str(tmp_path / "home"),
+        "COPILOT_CLI_PATH": str(ensure_cli("@github/copilot")),
+        "COPILOT_PKG_CACHE_HOME": str(CACHE / "copilot-pkg"),
+    }
+    out = project / "evidence.json"
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--trialbook-unsafe-local",
+            f"--trialbook-evidence={out}",
+            str(starter),
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "1 passed" in ran.stdout
+    again = subprocess.run(
+        [TRIALBOOK, "init", "--pytest"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
+    assert again.returncode == 2 and "--force" in again.stderr, "an existing starter is never overwritten"
