@@ -129,3 +129,35 @@ def test_a_repository_as_template_is_cached_on_the_second_run(invoke: Invoke, tm
 def commit_all_local(repo: Path) -> None:
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "initial")
+
+
+def test_changed_only_runs_ignore_excluded_and_trialbook_files_in_a_template(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    from .gitrepo import commit_all, make_repo
+
+    work, _ = make_repo(tmp_path / "remote")
+    write(work / "evals/template/README.md", "starter\n")
+    write(
+        work / "evals/t.eval.yaml",
+        """
+        prompt_text: |
+          ```bash
+          test -f README.md
+          ```
+        agents: [literal]
+        sandbox: {template: template, exclude: [build]}
+        """,
+    )
+    base = commit_all(work, "base")
+    # Files a run or a build leaves in the template folder, not committed: neither counts as a change.
+    write(work / "evals/template/.trialbook/runs/x/suite.json", "{}\n")
+    write(work / "evals/template/build/out.bin", "binary\n")
+    os.chdir(work)
+    plan = invoke("eval", "evals", "--changed", "--base", base, "--dry-run")
+    assert plan.exit_code == 0, plan.output
+    assert f"unchanged since {base}" in plan.output
+
+    write(work / "evals/template/README.md", "changed\n")
+    again = invoke("eval", "evals", "--changed", "--base", base, "--dry-run")
+    assert "template evals/template changed (1 file(s), e.g. README.md)" in again.output
