@@ -44,6 +44,10 @@ def github() -> Iterator[FakeGitHub]:
 
 @pytest.fixture
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    return make_workspace(tmp_path, monkeypatch)
+
+
+def make_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     """A checkout whose HEAD changes beta's prompt on top of origin/main (the PR's base)."""
     work, origin = make_repo(tmp_path / "repos")
     _evals(work)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -16,6 +17,7 @@ from .eval_cmd import eval_command
 from .history_cmd import history_command
 from .init_cmd import init_command
 from .list_cmd import list_command
+from .publish_cmd import publish_command
 from .report_cmd import report_command
 from .schema_cmd import schema_command
 from .validate_cmd import validate_command
@@ -44,6 +46,7 @@ for _command in (
     list_command,
     history_command,
     ci_command,
+    publish_command,
     agents_command,
     report_command,
     view_command,
@@ -55,5 +58,6 @@ for _command in (
 
 
 def main() -> None:
-    """Console-script entry point."""
-    cli()
+    """Console-script entry point (also ``python -m trialbook``)."""
+    # The command line as given, for a command that must re-execute itself (ci --stage run).
+    cli(obj={"argv": sys.argv[1:]})

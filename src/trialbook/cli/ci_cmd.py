@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..github._ci import CiInputs, run_ci
+from ..github._ci import CiInputs, fetch_history, run_ci, run_stage
+from ..github._scrub import reexec_without_tokens, token_variables
 from ..runner import handle_signals
 from ..select import parse_shard
 from ._common import env_option, paths_argument
@@ -31,6 +32,14 @@ def _check_shard(ctx: click.Context, param: click.Parameter, value: str | None) 
 @click.command("ci")
 @paths_argument()
 @env_option(
+    "--stage",
+    type=click.Choice(["all", "fetch", "run"]),
+    default="all",
+    show_default=True,
+    help="fetch: bring in the history branch (token); run: run with no token and leave ci.json for "
+    "`trialbook publish`; all: fetch, run and publish in one process.",
+)
+@env_option(
     "--agent", multiple=True, metavar="NAME", help="Run only this agent (repeatable, or space-separated)."
 )
 @env_option(
@@ -51,6 +60,7 @@ def _check_shard(ctx: click.Context, param: click.Parameter, value: str | None) 
 @env_option("--github-token", help="Token for pushing history and the PR comment.", show_envvar=True)
 def ci_command(
     paths: tuple[str, ...],
+    stage: str,
     agent: tuple[str, ...],
     budget_usd: float | None,
     force: bool | None,
@@ -65,31 +75,51 @@ def ci_command(
 ) -> None:
     """Run evals as the GitHub Actions event asks: changed prompts on a labelled PR, moved cache keys nightly.
 
-    Writes the job summary, the step outputs and error annotations, updates one sticky PR comment, and
-    pushes history with the token. Outside GitHub Actions this refuses to run (exit 2).
+    With --stage all it also writes the job summary, the step outputs and error annotations, updates one
+    sticky PR comment, and pushes history with the token. The action instead runs --stage fetch, then
+    --stage run with no token (agents can read every environment of their user), then `trialbook
+    publish`. Outside GitHub Actions this refuses to run (exit 2).
     """
-    with handle_signals() as cancel:
-        code = _run_and_report(
-            CiInputs(
-                paths=tuple(Path(p) for p in paths) or (Path("evals"),),
-                agents=agent,
-                budget_usd=budget_usd,
-                force=force,
-                changed=changed,
-                base=base,
-                history_branch=history_branch,
-                concurrency=concurrency,
-                shard=shard,
-                results_dir=Path(results_dir),
-                comment=comment,
-                github_token=github_token,
+    inputs = CiInputs(
+        paths=tuple(Path(p) for p in paths) or (Path("evals"),),
+        agents=agent,
+        budget_usd=budget_usd,
+        force=force,
+        changed=changed,
+        base=base,
+        history_branch=history_branch,
+        concurrency=concurrency,
+        shard=shard,
+        results_dir=Path(results_dir),
+        comment=comment,
+        github_token=github_token,
+    )
+    if stage == "fetch":
+        raise SystemExit(fetch_history(os.environ, inputs).exit_code)
+    if stage == "run":
+        # Before anything else (an eval file, an agent): no token in this process's own environment.
+        # Only a real process re-executes itself; a library or test caller gets the refusal below.
+        argv = (click.get_current_context().find_root().obj or {}).get("argv")
+        if argv is not None:
+            reexec_without_tokens(argv)
+        held = token_variables(os.environ) or (["--github-token"] if github_token else [])
+        if held:
+            # The run stage exists so agents never share a process tree with the token.
+            raise click.UsageError(
+                f"--stage run runs agents and must not hold a GitHub token ({', '.join(held)}): give "
+                "the token to the fetch and publish steps only"
             )
-        )
+    with handle_signals() as cancel:
+        code = _run_and_report(inputs, stage)
     raise SystemExit(cancel.exit_code or code)
 
 
-def _run_and_report(inputs: CiInputs) -> int:
-    outcome = run_ci(os.environ, inputs, TerminalProgress(concurrency=inputs.concurrency))
+def _run_and_report(inputs: CiInputs, stage: str) -> int:
+    progress = TerminalProgress(concurrency=inputs.concurrency)
+    if stage == "run":
+        outcome, _ = run_stage(os.environ, inputs, progress)
+    else:
+        outcome = run_ci(os.environ, inputs, progress)
     if outcome.report is not None and outcome.options is not None:
         emit_report(outcome.report, outcome.options)
     return outcome.exit_code

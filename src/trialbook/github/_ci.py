@@ -1,19 +1,33 @@
 """What ``trialbook ci`` does: read the event, run what it asks for, and report back to GitHub.
 
-The command line only collects the inputs; everything here is a library call so it can be tested with a
-simulated Actions environment.
+It comes in stages, so the process that runs agents never holds the GitHub token (an agent can read the
+environment of every process of its user, ``/proc/<pid>/environ``):
+
+- ``fetch`` (token): bring the shared history branch into the local repository;
+- ``run`` (no token): decide from the event, run, and leave ``ci.json`` in the results folder;
+- ``publish`` (token, no agent): record the history lines, write the job summary, outputs and
+  annotations, and post the PR comment, from one or more results folders (shards publish as one).
+
+``all`` does the three in one process, for workflows that accept the token beside the agents. The
+command line only collects the inputs; everything here is a library call, testable with a simulated
+Actions environment.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ExitCode
+from ..errors import ExitCode, TrialbookError
+from ..history import HistoryError, open_store
+from ..masking import Masker
 from ..report._rows import BaseResult
 from ..report.markdown import render_pr_comment, render_summary
 from ..runner import ProgressSink, RunOptions, RunReport, load_specs, run
+from ..runner._folder import claim
+from ..runner._record import pending_lines
 from ..runner._review import review_of
 from ..select import parse_shard
 from ._commands import emit_annotation, mask_secrets
@@ -22,9 +36,10 @@ from ._env import ActionsEnv
 from ._files import write_outputs, write_summary
 from ._http import GitHubApi
 from ._report import action_outputs, failure_annotations
-from ._trigger import decide_trigger
+from ._state import CiState, merge_states, read_state, write_state
+from ._trigger import TriggerPlan, decide_trigger
 
-__all__ = ["CiInputs", "CiOutcome", "run_ci"]
+__all__ = ["CiInputs", "CiOutcome", "fetch_history", "publish", "run_ci", "run_stage"]
 
 TITLE = "trialbook evals"
 
@@ -77,22 +92,83 @@ class CiInputs:
 
 @dataclass
 class CiOutcome:
-    """What a ``ci`` run did, for the command line to print and exit with."""
+    """What a ``ci`` stage did, for the command line to print and exit with."""
 
     exit_code: int
     reason: str
     report: RunReport | None = None
     options: RunOptions | None = None
     comment_failure: str | None = None
+    history_warning: str | None = None
 
 
-def run_ci(environ: Mapping[str, str], inputs: CiInputs, sink: ProgressSink | None = None) -> CiOutcome:
-    """Run evals as the event in ``environ`` asks and write summary, outputs, annotations and comment."""
+def _repo(env: ActionsEnv) -> Path:
+    return env.workspace or Path()
+
+
+def fetch_history(environ: Mapping[str, str], inputs: CiInputs, *, announce_masks: bool = True) -> CiOutcome:
+    """Bring the history branch from ``origin`` into the local repository, pushing nothing.
+
+    A failure is a warning: the run then decides its cache from whatever history is local.
+    """
     env = ActionsEnv.from_environ(environ)
-    github_token = inputs.github_token
+    if announce_masks:
+        mask_secrets([inputs.github_token] if inputs.github_token else [])
+    store = open_store(
+        history_dir=None,
+        history_branch=inputs.history_branch,
+        repo_path=_repo(env),
+        push=False,
+        token=inputs.github_token,
+    )
+    assert store is not None
+    try:
+        report = store.sync()
+    except HistoryError as exc:
+        message = f"history branch {inputs.history_branch!r} was not fetched: {exc}"
+        emit_annotation("warning", message)
+        return CiOutcome(exit_code=ExitCode.OK, reason=message, history_warning=message)
+    finally:
+        store.close()
+    reason = f"history branch {inputs.history_branch!r}: {report.action}"
+    print(f"trialbook ci: {reason}", flush=True)
+    return CiOutcome(exit_code=ExitCode.OK, reason=reason)
+
+
+def _state_of(report: RunReport, options: RunOptions, plan: TriggerPlan, env: ActionsEnv) -> CiState:
+    bases = _base_lookup(report)
+    review = review_of(report, base=lambda eval_id, label: bases.get((eval_id, label)))
+    return CiState(
+        reason=plan.reason,
+        ran=True,
+        comment=plan.comment,
+        push=plan.push_history,
+        exit_code=report.exit_code,
+        review=review,
+        eval_files=_eval_files(report, env.workspace),
+        history_lines=report.history_lines
+        if report.history_lines is not None
+        else pending_lines(report, options),
+        history_problems=list(report.history_problems),
+        shard=f"{options.shard[0]}/{options.shard[1]}" if options.shard else None,
+    )
+
+
+def run_stage(
+    environ: Mapping[str, str],
+    inputs: CiInputs,
+    sink: ProgressSink | None = None,
+    *,
+    announce_masks: bool = True,
+) -> tuple[CiOutcome, CiState]:
+    """Decide from the event and run, with no GitHub token; ``ci.json`` in the results folder says what.
+
+    History is read from the local branch only (see :func:`fetch_history`) and recorded by the
+    publisher. A run that stops before any result (bad input, a refusal) still leaves its ``ci.json``,
+    with the error, so the publish step can show it, and then raises as before.
+    """
+    env = ActionsEnv.from_environ(environ)
     base_options = RunOptions(paths=inputs.paths, environ=environ)
-    # Masks first: nothing printed before them could be hidden afterwards.
-    mask_secrets([value for value in (github_token, *_declared_secret_values(base_options)) if value])
     plan = decide_trigger(
         env,
         force=inputs.force,
@@ -100,39 +176,130 @@ def run_ci(environ: Mapping[str, str], inputs: CiInputs, sink: ProgressSink | No
         base=inputs.base,
         comment=inputs.comment,
     )
-    print(f"trialbook ci: {plan.reason}", flush=True)
-    if not plan.run:
+    try:
+        # Masks first: nothing printed before them could be hidden afterwards.
+        if announce_masks:
+            mask_secrets(_declared_secret_values(base_options))
+        print(f"trialbook ci: {plan.reason}", flush=True)
+        if not plan.run:
+            state = CiState(reason=plan.reason, ran=False, comment=False, push=False, exit_code=ExitCode.OK)
+            claim(inputs.results_dir, "ci")
+            write_state(inputs.results_dir, state)
+            return CiOutcome(exit_code=ExitCode.OK, reason=plan.reason), state
+        options = RunOptions(
+            paths=inputs.paths,
+            agents=tuple(name for value in inputs.agents for name in value.split()),
+            budget_usd=inputs.budget_usd,
+            force=plan.force,
+            changed=plan.changed,
+            base=plan.base or "origin/main",
+            history_branch=inputs.history_branch,
+            push=False,
+            record_history=False,
+            concurrency=inputs.concurrency,
+            shard=parse_shard(inputs.shard) if inputs.shard else None,
+            results_dir=inputs.results_dir,
+            repo=_repo(env),
+            environ=environ,
+        )
+        report = run(options, sink, notice=lambda text: print(text, flush=True))
+    except TrialbookError as exc:
+        error = CiState(
+            reason=plan.reason,
+            ran=plan.run,
+            comment=plan.comment,
+            push=False,
+            exit_code=exc.exit_code,
+            error=Masker(_safe_secret_values(base_options)).text(str(exc)),
+        )
+        try:
+            claim(inputs.results_dir, "ci")
+            write_state(inputs.results_dir, error)
+        except (TrialbookError, OSError):
+            pass  # a results folder that is not ours stays untouched; the error itself is what matters
+        raise
+    state = _state_of(report, options, plan, env)
+    write_state(inputs.results_dir, state)
+    return CiOutcome(exit_code=report.exit_code, reason=plan.reason, report=report, options=options), state
+
+
+def _safe_secret_values(options: RunOptions) -> list[str]:
+    try:
+        return _declared_secret_values(options)
+    except TrialbookError:
+        return []
+
+
+def _record_history(state: CiState, inputs: CiInputs, env: ActionsEnv) -> str | None:
+    """Append and push the lines; the reason it did not land (a warning, never a failure), or ``None``."""
+    if not state.history_lines:
+        return None
+    try:
+        store = open_store(
+            history_dir=None,
+            history_branch=inputs.history_branch,
+            repo_path=_repo(env),
+            push=state.push,
+            token=inputs.github_token,
+        )
+    except TrialbookError as exc:
+        return str(exc)
+    assert store is not None
+    try:
+        store.append(state.history_lines)
+        if state.push:
+            store.sync()
+    except HistoryError as exc:
+        return (
+            f"{exc} The history lines are kept in the results artifact (ci.json); "
+            "`trialbook ci --stage publish` on it records them later."
+        )
+    finally:
+        store.close()
+    return None
+
+
+def publish(
+    environ: Mapping[str, str],
+    inputs: CiInputs,
+    folders: tuple[Path, ...] = (),
+    state: CiState | None = None,
+    *,
+    announce_masks: bool = True,
+) -> CiOutcome:
+    """Record history and report to GitHub from the run step's ``ci.json`` (several folders merge).
+
+    Exits with the run's own exit code: publishing problems (a push that cannot land, a comment that
+    cannot be posted) are warnings, never failures of a run whose evals passed.
+    """
+    env = ActionsEnv.from_environ(environ)
+    token = inputs.github_token
+    if announce_masks:
+        mask_secrets([token] if token else [])
+    if state is None:
+        state = merge_states([read_state(folder) for folder in folders or (inputs.results_dir,)])
+    mask = Masker([token] if token else []).text
+    outcome = CiOutcome(exit_code=state.exit_code, reason=state.reason)
+    if not state.ran or state.error is not None:
+        text = f"Nothing ran: {state.reason}" if state.error is None else f"The run stopped: {state.error}"
+        if state.error is not None:
+            emit_annotation("error", mask(state.error))
         if env.summary_path is not None:
-            write_summary(env.summary_path, f"## {TITLE}\n\nNothing ran: {plan.reason}\n")
+            write_summary(env.summary_path, mask(f"## {TITLE}\n\n{text}\n"))
         if env.output_path is not None:
             write_outputs(
                 env.output_path,
-                action_outputs(passed=0, failed=0, cached=0, cost_usd=0.0, summary=plan.reason),
+                action_outputs(passed=0, failed=0, cached=0, cost_usd=0.0, summary=mask(text)),
             )
-        return CiOutcome(exit_code=ExitCode.OK, reason=plan.reason)
-    options = RunOptions(
-        paths=inputs.paths,
-        agents=tuple(name for value in inputs.agents for name in value.split()),
-        budget_usd=inputs.budget_usd,
-        force=plan.force,
-        changed=plan.changed,
-        base=plan.base or "origin/main",
-        history_branch=inputs.history_branch,
-        push=plan.push_history,
-        github_token=github_token,
-        concurrency=inputs.concurrency,
-        shard=parse_shard(inputs.shard) if inputs.shard else None,
-        results_dir=inputs.results_dir,
-        repo=env.workspace or Path(),
-        environ=environ,
-    )
-    report = run(options, sink, notice=lambda text: print(text, flush=True))
-    outcome = CiOutcome(exit_code=report.exit_code, reason=plan.reason, report=report, options=options)
-    bases = _base_lookup(report)
-    review = review_of(report, base=lambda eval_id, label: bases.get((eval_id, label)))
-    mask = report.masker.text
+        return outcome
+    outcome.history_warning = _record_history(state, inputs, env)
+    review = state.review
     listings = {"cached": review.cached, "skipped": review.skipped, "unstarted": review.unstarted}
-    summary = mask(render_summary(review.rows, **listings, artifact_url=env.run_url, title=TITLE))
+    summary = render_summary(review.rows, **listings, artifact_url=env.run_url, title=TITLE)
+    if outcome.history_warning is not None:
+        emit_annotation("warning", mask(f"History was not recorded: {outcome.history_warning}"))
+        summary += f"\n> [!WARNING]\n> History was not recorded: {outcome.history_warning}\n"
+    summary = mask(summary)
     if env.summary_path is not None:
         write_summary(env.summary_path, summary)
     costs = [row.cost_usd for row in review.rows]
@@ -147,10 +314,10 @@ def run_ci(environ: Mapping[str, str], inputs: CiInputs, sink: ProgressSink | No
                 summary=summary,
             ),
         )
-    for command in failure_annotations(review.rows, _eval_files(report, env.workspace)):
+    for command in failure_annotations(review.rows, state.eval_files):
         print(mask(command), flush=True)
-    if plan.comment and env.pr_number is not None:
-        if not github_token:
+    if state.comment and env.pr_number is not None:
+        if not token:
             outcome.comment_failure = "no github-token was given"
         else:
             body = mask(
@@ -164,10 +331,34 @@ def run_ci(environ: Mapping[str, str], inputs: CiInputs, sink: ProgressSink | No
                     run_url=env.run_url,
                 )
             )
-            outcome.comment_failure = _post_comment(github_token, env, body)
+            outcome.comment_failure = _post_comment(token, env, body)
         if outcome.comment_failure is not None:
             emit_annotation("warning", f"The PR comment was not posted: {outcome.comment_failure}")
     return outcome
+
+
+def run_ci(environ: Mapping[str, str], inputs: CiInputs, sink: ProgressSink | None = None) -> CiOutcome:
+    """All stages in one process: fetch history, run, publish (the token shares the agents' process)."""
+    env = ActionsEnv.from_environ(environ)
+    # Masks first, once: nothing printed before them could be hidden afterwards.
+    token = [inputs.github_token] if inputs.github_token else []
+    mask_secrets([*token, *_safe_secret_values(RunOptions(paths=inputs.paths, environ=environ))])
+    plan = decide_trigger(
+        env, force=inputs.force, changed=inputs.changed, base=inputs.base, comment=inputs.comment
+    )
+    if plan.run:
+        fetch_history(environ, inputs, announce_masks=False)
+    try:
+        ran, state = run_stage(environ, inputs, sink, announce_masks=False)
+    except TrialbookError:
+        # The error is in ci.json when the results folder is trialbook's: show it in the job summary.
+        with contextlib.suppress(TrialbookError, OSError):
+            publish(environ, inputs, folders=(inputs.results_dir,), announce_masks=False)
+        raise
+    published = publish(environ, inputs, state=state, announce_masks=False)
+    ran.comment_failure = published.comment_failure
+    ran.history_warning = published.history_warning
+    return ran
 
 
 def _post_comment(token: str, env: ActionsEnv, body: str) -> str | None:

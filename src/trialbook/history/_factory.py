@@ -22,11 +22,13 @@ def open_store(
     repo_path: Path,
     push: bool,
     token: str | None,
+    offline: bool = False,
 ) -> HistoryStore | None:
     """The store for ``--history-dir`` / ``--history-branch``, or ``None`` when history is off.
 
     With ``push`` the branch store syncs with ``origin``; without it, it still fetches from
-    ``origin`` when there is one (so cache decisions see the shared history) but never pushes.
+    ``origin`` when there is one (so cache decisions see the shared history) but never pushes. With
+    ``offline`` it talks to no remote at all and reads the local branch as it is.
 
     Raises:
         UsageError: both options given, ``--push`` without a branch, or a branch outside a repository.
@@ -44,7 +46,7 @@ def open_store(
     found = pygit2.discover_repository(str(repo_path))
     if found is None:
         raise UsageError(f"{repo_path}: --history-branch needs a git repository")
-    has_origin = "origin" in pygit2.Repository(found).remotes.names()
+    has_origin = not offline and "origin" in pygit2.Repository(found).remotes.names()
     if push and not has_origin:
         raise UsageError("--push needs a remote named 'origin' to push the history branch to")
     return GitBranchStore(

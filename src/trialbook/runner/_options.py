@@ -31,6 +31,9 @@ class RunOptions:
     history_dir: Path | None = None
     history_branch: str | None = None
     push: bool = False
+    record_history: bool = True
+    """``False``: read history from the local branch or folder only (no fetch) and record nothing; the
+    caller records the lines itself, as the action's publish step does."""
     github_token: str | None = None
     results_dir: Path | None = None
     """One folder for this run's results (CI); ``None`` keeps each run under ``runs_dir``."""

@@ -145,6 +145,7 @@ def run(
         repo_path=options.repo,
         push=options.push,
         token=options.github_token,
+        offline=not options.record_history,
     )
     try:
         report = _plan(options, specs, pool, store)
@@ -167,7 +168,7 @@ def run(
         if runnable:
             refuse_or_check(options, runnable, pool)
         _execute(report, options, pool, secret_values, sink or SilentSink(), started)
-        if store is not None:
+        if store is not None and options.record_history:
             record(report, store, options)
         return report
     finally:

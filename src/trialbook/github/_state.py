@@ -1,0 +1,264 @@
+"""``ci.json``: what the run step of the action hands to the publish step, through the results folder.
+
+The step that runs agents holds the agents' credentials and no GitHub token; the step that publishes
+holds the token and runs no agent. Everything the publisher needs therefore travels in the results
+folder: the trigger's decision, the rows readers see (already masked), the eval files to annotate, the
+history lines this run decided, and the run's exit code. Several folders (matrix shards) merge into one
+publication. Pure: encoding and decoding only; the folder I/O is at the bottom, kept small.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from ..errors import ExitCode, UsageError
+from ..fsutil import atomic_write_text
+from ..history import HistoryLine
+from ..report._rows import BaseResult, ListedEval, ReviewRow
+from ..report.flaky import Flakiness, Stability
+from ..report.suite_view import Review
+
+__all__ = ["STATE_FILE", "STATE_VERSION", "CiState", "merge_states", "read_state", "write_state"]
+
+STATE_FILE = "ci.json"
+STATE_VERSION = 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class CiState:
+    """One run step's hand-over.
+
+    Attributes:
+        reason: the trigger's one-line explanation of what ran and why.
+        ran: whether the trigger asked for a run at all.
+        comment: whether the PR comment should be posted or updated.
+        push: whether the history lines should be pushed.
+        exit_code: what the run step exited with (0, 1, 2, 3, 130 or 143).
+        error: the message of a run that stopped before any result (bad input, refusal), or ``None``.
+        review: what readers see, masked.
+        eval_files: eval id → eval file relative to the workspace, for annotations.
+        history_lines: the lines this run decided, to be recorded by the publisher.
+        history_problems: warnings about history met while running (already shown in that step's log).
+        shard: ``I/N`` when the run was one shard of several.
+    """
+
+    reason: str
+    ran: bool
+    comment: bool
+    push: bool
+    exit_code: int
+    error: str | None = None
+    review: Review = field(default_factory=Review)
+    eval_files: Mapping[str, str] = field(default_factory=dict)
+    history_lines: Sequence[HistoryLine] = ()
+    history_problems: Sequence[str] = ()
+    shard: str | None = None
+
+
+def _row_json(row: ReviewRow) -> dict[str, Any]:
+    base = row.base
+    history = row.history
+    return {
+        "eval_id": row.eval_id,
+        "agent": row.agent,
+        "passed": row.passed,
+        "trials": row.trials,
+        "verdict": row.verdict,
+        "base": None
+        if base is None
+        else {"passed": base.passed, "trials": base.trials, "verdict": base.verdict, "commit": base.commit},
+        "cost_usd": row.cost_usd,
+        "duration_s": row.duration_s,
+        "alpha": row.alpha,
+        "failures": list(row.failures),
+        "history": None
+        if history is None
+        else {
+            "flakiness": history.flakiness,
+            "changed_at": history.changed_at,
+            "runs": history.runs,
+            "passed": history.passed,
+            "trials": history.trials,
+            "agent_versions": list(history.agent_versions),
+        },
+        "note": row.note,
+    }
+
+
+def _row(data: Mapping[str, Any]) -> ReviewRow:
+    base = data["base"]
+    history = data["history"]
+    return ReviewRow(
+        eval_id=str(data["eval_id"]),
+        agent=str(data["agent"]),
+        passed=int(data["passed"]),
+        trials=int(data["trials"]),
+        verdict=str(data["verdict"]),
+        base=None
+        if base is None
+        else BaseResult(
+            passed=int(base["passed"]),
+            trials=int(base["trials"]),
+            verdict=str(base["verdict"]),
+            commit=base["commit"],
+        ),
+        cost_usd=data["cost_usd"],
+        duration_s=data["duration_s"],
+        alpha=float(data["alpha"]),
+        failures=tuple(str(f) for f in data["failures"]),
+        history=None
+        if history is None
+        else Stability(
+            flakiness=cast(Flakiness, history["flakiness"]),
+            changed_at=history["changed_at"],
+            runs=int(history["runs"]),
+            passed=int(history["passed"]),
+            trials=int(history["trials"]),
+            agent_versions=tuple(history["agent_versions"]),
+        ),
+        note=str(data["note"]),
+    )
+
+
+def _listed_json(items: Sequence[ListedEval]) -> list[dict[str, Any]]:
+    return [{"eval_id": i.eval_id, "agent": i.agent, "reason": i.reason} for i in items]
+
+
+def _listed(items: Sequence[Mapping[str, Any]]) -> list[ListedEval]:
+    return [ListedEval(eval_id=str(i["eval_id"]), agent=i["agent"], reason=str(i["reason"])) for i in items]
+
+
+def state_to_json(state: CiState) -> dict[str, Any]:
+    """The JSON document of ``state`` (a ``kind``/``version`` header first)."""
+    review = state.review
+    return {
+        "kind": "trialbook-ci",
+        "version": STATE_VERSION,
+        "reason": state.reason,
+        "ran": state.ran,
+        "comment": state.comment,
+        "push": state.push,
+        "exit_code": state.exit_code,
+        "error": state.error,
+        "shard": state.shard,
+        "review": {
+            "rows": [_row_json(row) for row in review.rows],
+            "cached": _listed_json(review.cached),
+            "skipped": _listed_json(review.skipped),
+            "unstarted": _listed_json(review.unstarted),
+        },
+        "eval_files": dict(state.eval_files),
+        "history_lines": [line.to_json() for line in state.history_lines],
+        "history_problems": list(state.history_problems),
+    }
+
+
+def state_from_json(data: object, where: str) -> CiState:
+    """Decode a ``ci.json`` document; a clear error naming ``where`` for anything else."""
+    if not isinstance(data, dict) or data.get("kind") != "trialbook-ci":
+        raise UsageError(f"{where}: not a trialbook ci.json file")
+    if data.get("version") != STATE_VERSION:
+        raise UsageError(
+            f"{where}: ci.json version {data.get('version')!r}; this trialbook reads version "
+            f"{STATE_VERSION} (publish with the trialbook version that ran)"
+        )
+    try:
+        review = data["review"]
+        return CiState(
+            reason=str(data["reason"]),
+            ran=bool(data["ran"]),
+            comment=bool(data["comment"]),
+            push=bool(data["push"]),
+            exit_code=int(data["exit_code"]),
+            error=data["error"],
+            shard=data["shard"],
+            review=Review(
+                rows=[_row(row) for row in review["rows"]],
+                cached=_listed(review["cached"]),
+                skipped=_listed(review["skipped"]),
+                unstarted=_listed(review["unstarted"]),
+            ),
+            eval_files={str(k): str(v) for k, v in data["eval_files"].items()},
+            history_lines=[
+                HistoryLine.from_json(line, f"{where}: history_lines[{index}]")
+                for index, line in enumerate(data["history_lines"])
+            ],
+            history_problems=[str(p) for p in data["history_problems"]],
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise UsageError(f"{where}: damaged ci.json ({type(exc).__name__}: {exc})") from None
+
+
+_SEVERITY = {
+    ExitCode.OK: 0,
+    ExitCode.BUDGET: 1,
+    ExitCode.FAILED: 2,
+    ExitCode.BAD_INPUT: 3,
+    130: 4,
+    143: 4,
+}
+
+
+def merge_states(states: Sequence[CiState]) -> CiState:
+    """Shards as one run: rows and listings in shard order, the most severe exit code, every line."""
+    if not states:
+        raise UsageError("nothing to publish: no ci.json was found")
+    first = states[0]
+    errors = [s.error for s in states if s.error]
+    return CiState(
+        reason=first.reason,
+        ran=any(s.ran for s in states),
+        comment=any(s.comment for s in states),
+        push=any(s.push for s in states),
+        exit_code=max((s.exit_code for s in states), key=lambda code: _SEVERITY.get(code, 5)),
+        error="; ".join(errors) if errors else None,
+        review=Review(
+            rows=[row for s in states for row in s.review.rows],
+            cached=[item for s in states for item in s.review.cached],
+            skipped=_still_skipped(states),
+            unstarted=[item for s in states for item in s.review.unstarted],
+        ),
+        eval_files={k: v for s in states for k, v in s.eval_files.items()},
+        history_lines=[line for s in states for line in s.history_lines],
+        history_problems=list(dict.fromkeys(p for s in states for p in s.history_problems)),
+        shard=None if len(states) > 1 else first.shard,
+    )
+
+
+def _still_skipped(states: Sequence[CiState]) -> list[ListedEval]:
+    """Skipped entries no shard ran: each shard lists the others' evals as skipped for another shard."""
+    handled: set[tuple[str, str | None]] = {(row.eval_id, row.agent) for s in states for row in s.review.rows}
+    handled |= {
+        (item.eval_id, item.agent) for s in states for item in [*s.review.cached, *s.review.unstarted]
+    }
+    kept = [item for s in states for item in s.review.skipped if (item.eval_id, item.agent) not in handled]
+    return list(dict.fromkeys(kept))
+
+
+def write_state(folder: Path, state: CiState) -> Path:
+    """Write ``ci.json`` into ``folder`` atomically."""
+    path = folder / STATE_FILE
+    atomic_write_text(path, json.dumps(state_to_json(state), indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+def read_state(folder: Path) -> CiState:
+    """Read ``folder/ci.json``, or a clear error saying the folder is not a run step's hand-over."""
+    path = folder / STATE_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(
+            f"{folder} holds no {STATE_FILE}: it is not the results folder of a `trialbook ci --stage run`"
+        ) from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read ({exc.strerror})") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{path}: not JSON ({exc})") from None
+    return state_from_json(data, str(path))

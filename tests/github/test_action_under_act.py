@@ -1,0 +1,204 @@
+"""The real composite action and the example workflow, run by ``act`` in host mode against local parts.
+
+Each test copies this checkout into a fresh repository with a bare ``origin``, adds an eval whose literal
+agent scans the environment of every process it can read for the GitHub token, and runs one job of
+``.github/workflows/evals.yml``. The GitHub API is a loopback fake; the third-party actions are the
+stand-ins in ``act/``; history lands on the bare origin and is read back with plain git.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..runner.gitrepo import git
+from ._actions import DATA
+from ._fake_api import FakeGitHub, serve
+from .act_run import ActRun, make_project, run_act
+
+SCAN_TEMPLATE = """
+Look for the workflow's token in every process this agent can see.
+
+```bash
+found=0
+for environ in /proc/[0-9]*/environ; do
+  if tr '\\0' '\\n' < "$environ" 2>/dev/null | grep -q -e '@TOKEN@'; then
+    echo "a GitHub token is readable in $environ: $(tr '\\0' ' ' < "${environ%/environ}/cmdline")"
+    tr '\\0' '\\n' < "$environ" | grep -e TOKEN -e '^GITHUB_' | cut -c1-60
+    found=1
+  fi
+done
+test "$found" = 0 && echo "no token in $(ls -d /proc/[0-9]* | wc -l) processes" > scan.txt
+```
+"""
+
+
+def _token() -> str:
+    # One per test: tests running side by side must not find each other's (legitimately held) tokens.
+    return "ghs_actsentinel" + secrets.token_hex(13)
+
+
+def _scan(token: str) -> str:
+    return SCAN_TEMPLATE.replace("@TOKEN@", token[:28])
+
+
+SCAN_EVAL = """
+prompt: scan.md
+agents: [literal]
+assert:
+  - file_exists: scan.txt
+"""
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with serve(FakeGitHub()) as fake:
+        yield fake
+
+
+def _base_project(tmp_path: Path) -> tuple[Path, Path]:
+    return make_project(tmp_path / "repo")
+
+
+def _add_scan(work: Path, token: str) -> None:
+    (work / "examples/evals/scan.md").write_text(_scan(token))
+    (work / "examples/evals/scan.eval.yaml").write_text(SCAN_EVAL)
+
+
+@pytest.fixture
+def token() -> str:
+    return _token()
+
+
+@pytest.fixture
+def project(tmp_path: Path, token: str) -> tuple[Path, Path]:
+    """The examples and the token scan, all on main."""
+    work, origin = _base_project(tmp_path)
+    _add_scan(work, token)
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "add the token scan")
+    git(work, "push", "-q", "origin", "main")
+    git(work, "fetch", "-q", "origin")
+    return work, origin
+
+
+def _act(
+    tmp_path: Path,
+    work: Path,
+    github: FakeGitHub,
+    token: str,
+    event: str,
+    payload: dict[str, object],
+    job: str,
+) -> ActRun:
+    return run_act(
+        work,
+        tmp_path,
+        event=event,
+        payload=payload,
+        job=job,
+        env={"GITHUB_API_URL": github.url},
+        secrets={"GITHUB_TOKEN": token},
+    )
+
+
+def _no_token_under(folder: Path, token: str) -> None:
+    for path in folder.rglob("*"):
+        if path.is_file():
+            assert token.encode() not in path.read_bytes(), f"the token is in {path}"
+
+
+def _history(origin: Path, eval_id: str) -> list[dict[str, Any]]:
+    text = git(origin, "show", f"trialbook-results:history/{eval_id}.jsonl")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def _artifact(run: ActRun) -> Path:
+    (artifact,) = [p for p in run.artifacts.iterdir() if p.is_dir()]
+    return artifact
+
+
+def test_the_scan_finds_a_token_when_one_is_there(tmp_path: Path, token: str) -> None:
+    """The check the act tests rely on is not vacuous: a process holding the token is found."""
+    script = _scan(token).split("```bash\n")[1].split("```")[0]
+    holder = subprocess.Popen(["sleep", "30"], env={"GH_TOKEN": token, "PATH": "/usr/bin:/bin"})
+    try:
+        done = subprocess.run(
+            ["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, check=False
+        )
+    finally:
+        holder.kill()
+        holder.wait()
+    assert done.returncode != 0
+    assert f"/proc/{holder.pid}/environ" in done.stdout
+    assert not (tmp_path / "scan.txt").exists()
+
+
+@pytest.mark.act
+def test_nightly_job_runs_every_eval_records_history_and_agents_never_see_the_token(
+    tmp_path: Path, project: tuple[Path, Path], github: FakeGitHub, token: str
+) -> None:
+    work, origin = project
+    run = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "evals")
+    assert run.returncode == 0, run.log[-6000:]
+    outputs = run.outputs()
+    assert (outputs["passed"], outputs["failed"], outputs["cached"]) == ("4", "0", "0"), outputs
+    assert outputs["summary"].startswith("## trialbook evals")
+    assert "**4 passed**" in outputs["summary"]
+    artifact = _artifact(run)
+    suite = json.loads((artifact / "suite.json").read_text())
+    assert len(suite["tests"]) == 4
+    state = json.loads((artifact / "ci.json").read_text())
+    assert state["exit_code"] == 0 and len(state["history_lines"]) == 4
+    assert (artifact / "evals/scan/literal/trial-1/result.json").is_file()
+    _no_token_under(artifact, token)
+    assert token not in run.log
+    for eval_id in ("scan", "deploy", "quick-init", "config-check"):
+        (line,) = _history(origin, eval_id)
+        assert line["verdict"] == "pass"
+    assert github.requests == []
+
+
+@pytest.mark.act
+def test_labelled_pr_with_a_job_level_gh_token_comments_once_and_agents_never_see_it(
+    tmp_path: Path, github: FakeGitHub, token: str
+) -> None:
+    work, origin = _base_project(tmp_path)
+    # A common pattern that hands every step the workflow's write token.
+    workflow = work / ".github/workflows/evals.yml"
+    text = workflow.read_text()
+    marker = "    timeout-minutes: 90\n    concurrency:\n      # A new push"
+    assert marker in text
+    workflow.write_text(text.replace(marker, "    env:\n      GH_TOKEN: ${{ github.token }}\n" + marker, 1))
+    git(work, "commit", "-q", "-am", "job-level GH_TOKEN")
+    git(work, "push", "-q", "origin", "main")
+    git(work, "fetch", "-q", "origin")
+    base = git(work, "rev-parse", "HEAD").strip()
+    git(work, "checkout", "-q", "-b", "guide-update")
+    _add_scan(work, token)
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "add the token scan")
+    head = git(work, "rev-parse", "HEAD").strip()
+    payload = json.loads((DATA / "pull_request_labeled.json").read_text())
+    payload["pull_request"]["base"]["sha"] = base
+    payload["pull_request"]["head"]["sha"] = head
+
+    run = _act(tmp_path, work, github, token, "pull_request", payload, "evals-pr")
+    assert run.returncode == 0, run.log[-6000:]
+    outputs = run.outputs()
+    assert (outputs["passed"], outputs["failed"]) == ("1", "0"), outputs
+    artifact = _artifact(run)
+    _no_token_under(artifact, token)
+    state = json.loads((artifact / "ci.json").read_text())
+    assert [row["eval_id"] for row in state["review"]["rows"]] == ["scan"]
+    (line,) = _history(origin, "scan")
+    assert line["extra"]["ref"].startswith("refs/pull/42/")
+    posts = [r for r in github.requests if r.method == "POST"]
+    assert len(posts) == 1 and "scan" in posts[0].body["body"]
+    assert posts[0].headers.get("authorization", "").endswith(token)
