@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,6 +138,36 @@ def cancelled_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         str(root / "evals"), "--results-dir", str(results), "--budget-usd", "1.2", "--concurrency", "1"
     )
     assert result.exit_code == 3, result.output
+    return results
+
+
+@pytest.fixture(scope="session")
+def interrupted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run cancelled with SIGINT while its second trial hangs: one trial recorded, the rest not."""
+    root = tmp_path_factory.mktemp("interrupted-run")
+    flag, ready = root / "first-done", root / "ready"
+    script = f"if [ -f {flag} ]; then touch {ready}; sleep 300; else touch {flag} done.txt; fi"
+    write(
+        root / "evals/hang.eval.yaml",
+        f"""
+        prompt_text: do it
+        agents: [{{name: hanger, script: "{script}"}}]
+        trials: 3
+        assert:
+          - file_exists: done.txt
+        """,
+    )
+    results = root / "results"
+    command = [sys.executable, "-c", "from trialbook.cli import main; main()", "eval", str(root / "evals")]
+    command += ["--results-dir", str(results), "--concurrency", "1"]
+    environment = {**os.environ, "CI": "true"}
+    process = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 120
+    while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=120)
+    assert process.returncode == 128 + signal.SIGINT, out.decode()
     return results
 
 

@@ -188,7 +188,9 @@ def test_a_secret_printed_by_an_agent_is_not_in_the_page(
     assert_clean(watched, page_file)
 
 
-def test_a_cancelled_run_shows_incomplete_rows(cancelled_run: Path, tmp_path: Path, open_page: Open) -> None:
+def test_a_budget_stopped_run_shows_incomplete_rows(
+    cancelled_run: Path, tmp_path: Path, open_page: Open
+) -> None:
     page_file = render(cancelled_run, tmp_path / "report.html")
     watched = open_page(page_file)
     expected = expected_verdicts(suite_of(cancelled_run))
@@ -214,4 +216,21 @@ def test_history_trends_are_inline_svg(history_run: HistoryRun, tmp_path: Path, 
     assert "0.0.9 →" in row.inner_text()
     assert row.locator(".badge").inner_text() in ("flaky", "stable-fail", "stable-pass")
     screenshot(watched, tmp_path, "viewer-history")
+    assert_clean(watched, page_file)
+
+
+def test_a_run_cancelled_by_ctrl_c_shows_what_finished(
+    interrupted_run: Path, tmp_path: Path, open_page: Open
+) -> None:
+    page_file = render(interrupted_run, tmp_path / "report.html")
+    watched = open_page(page_file)
+    suite = suite_of(interrupted_run)
+    expected = expected_verdicts(suite)
+    assert expected == {"hang::hanger": "incomplete"}
+    assert shown_rows(watched) == expected
+    row = watched.page.locator("tr[data-id='hang::hanger']")
+    properties = suite["tests"][0]["properties"]
+    assert properties["cancelled_trials"] == 2  # the hanging trial and the one never started
+    assert "run cancelled: 2 of 3 trials did not finish" in row.inner_text()
+    assert row.locator("a.dot").count() == len(suite["tests"][0]["executions"])
     assert_clean(watched, page_file)

@@ -91,12 +91,19 @@ def _row(test: TestReport) -> dict[str, Any]:
         trials = len(test.executions)
     unstarted = _int(props.get("unstarted_trials")) or 0
     reason = str(props.get("reason") or "")
+    if reason == "selected":  # the plan's word for "it ran", which says nothing here
+        reason = ""
     if test.outcome == "cached" and props.get("cached_verdict"):
         reason = f"{reason} (cached verdict: {props['cached_verdict']})" if reason else reason
+    cancelled = _int(props.get("cancelled_trials")) or 0
     if unstarted:
         reason = f"{unstarted} of {(trials or 0) + unstarted} trials not started" + (
             f"; {reason}" if reason else ""
         )
+    if cancelled:
+        planned = _int(props.get("planned_trials"))
+        of = f" of {planned}" if planned else ""
+        reason = f"run cancelled: {cancelled}{of} trials did not finish" + (f"; {reason}" if reason else "")
     interval = None
     if passed is not None and trials:
         low, high = wilson_interval(passed, trials)
