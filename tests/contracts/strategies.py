@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import strategies as st
 
 from trialbook.evidence import (
@@ -34,6 +36,8 @@ opt_bool = st.one_of(st.none(), st.booleans())
 counts = st.one_of(st.none(), st.just(0), st.integers(min_value=0, max_value=10**7))
 numbers = st.floats(allow_nan=False, allow_infinity=False)
 opt_numbers = st.one_of(st.none(), numbers)
+# Durations and costs are never negative; the codec refuses a record that says otherwise.
+opt_amounts = st.one_of(st.none(), st.floats(min_value=0, allow_nan=False, allow_infinity=False))
 json_values: st.SearchStrategy[JsonValue] = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), numbers, text),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(text, inner, max_size=3)),
@@ -57,7 +61,7 @@ usage_entries = st.builds(
     cache_write_tokens=counts,
     reasoning_tokens=counts,
     reasoning_effort=opt_text,
-    duration_ms=opt_numbers,
+    duration_ms=opt_amounts,
 )
 images = st.builds(ToolImage, content=st.binary(max_size=24), media_type=opt_text)
 tool_calls = st.builds(
@@ -86,9 +90,9 @@ audits = st.builds(
     tool_names=tuples(text),
     reasoning_effort=opt_text,
     image_details=tuples(opt_text),
-    image_count=st.integers(min_value=0, max_value=20),
+    image_count=st.just(0),
     instructions_sha256=st.text(alphabet="0123456789abcdef", min_size=64, max_size=64),
-)
+).map(lambda audit: replace(audit, image_count=len(audit.image_details)))  # one count per listed image
 skills = st.builds(
     DiscoveredSkill,
     name=text,
@@ -120,9 +124,9 @@ _common = {
     "turns": tuples(turns),
     "all_tool_calls": tuples(tool_calls),
     "usage": tuples(usage_entries),
-    "cost_usd": opt_numbers,
+    "cost_usd": opt_amounts,
     "model_used": opt_text,
-    "duration_ms": opt_numbers,
+    "duration_ms": opt_amounts,
     "working_directory": opt_text,
     "raw_events": tuples(json_values),
     "capture_errors": tuples(text, max_size=2),
@@ -139,7 +143,7 @@ def copilot_results(depth: int = 2) -> st.SearchStrategy[CopilotResult]:
         invocation_id=opt_text,
         name=opt_text,
         status=st.sampled_from(["completed", "failed", "running"]),
-        duration_ms=opt_numbers,
+        duration_ms=opt_amounts,
         result=child,
     )
     return st.builds(
