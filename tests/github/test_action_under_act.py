@@ -120,8 +120,10 @@ def _history(origin: Path, eval_id: str) -> list[dict[str, Any]]:
 
 
 def _artifact(run: ActRun) -> Path:
+    """The uploaded results folder (the artifact also holds report.html beside it)."""
     (artifact,) = [p for p in run.artifacts.iterdir() if p.is_dir()]
-    return artifact
+    assert (artifact / "report.html").is_file()
+    return artifact / "results"
 
 
 def test_the_scan_finds_a_token_when_one_is_there(tmp_path: Path, token: str) -> None:
@@ -194,7 +196,7 @@ def test_labelled_pr_with_a_job_level_gh_token_comments_once_and_agents_never_se
     outputs = run.outputs()
     assert (outputs["passed"], outputs["failed"]) == ("1", "0"), outputs
     artifact = _artifact(run)
-    _no_token_under(artifact, token)
+    _no_token_under(artifact.parent, token)
     state = json.loads((artifact / "ci.json").read_text())
     assert [row["eval_id"] for row in state["review"]["rows"]] == ["scan"]
     (line,) = _history(origin, "scan")
