@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from ..errors import UsageError
+from ..history._network import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_IDLE_TIMEOUT_S
 from ..runner import RunOptions, SilentSink, handle_signals, run
 from ..select import parse_shard
 from ._common import env_option, paths_argument
@@ -52,6 +53,8 @@ def run_options(params: Mapping[str, Any]) -> RunOptions:
         history_branch=params["history_branch"],
         push=params["push"],
         github_token=params["github_token"],
+        git_connect_timeout_s=params["git_connect_timeout"],
+        git_timeout_s=params["git_timeout"],
         results_dir=_path(params["results_dir"]),
         keep_runs=params["keep_runs"],
         junit=_path(params["junit"]),
@@ -121,6 +124,22 @@ def run_parameters(command: F) -> F:
             default=False,
             show_default=True,
             help="Push the history branch to origin after the run.",
+        ),
+        env_option(
+            "--git-connect-timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            default=DEFAULT_CONNECT_TIMEOUT_S,
+            show_default=True,
+            metavar="SECONDS",
+            help="Seconds to wait for a connection to the history remote.",
+        ),
+        env_option(
+            "--git-timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            default=DEFAULT_IDLE_TIMEOUT_S,
+            show_default=True,
+            metavar="SECONDS",
+            help="Seconds to wait for each answer of the history remote before a fetch or push fails.",
         ),
         env_option(
             "--results-dir",

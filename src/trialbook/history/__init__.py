@@ -9,7 +9,16 @@ from ._directory import DirectoryStore
 from ._factory import open_store
 from ._git import DEFAULT_BRANCH, GitBranchStore, default_signature
 from ._line import LINE_VERSION, HistoryLine, Verdict, format_started_at, new_run_id, parse_started_at
-from ._protocol import HistoryAuthError, HistoryError, HistoryPushError, HistoryStore, SyncAction, SyncReport
+from ._network import NetworkTimeouts
+from ._protocol import (
+    HistoryAuthError,
+    HistoryError,
+    HistoryFetchError,
+    HistoryPushError,
+    HistoryStore,
+    SyncAction,
+    SyncReport,
+)
 from ._union import union_lines
 
 __all__ = [
@@ -19,9 +28,11 @@ __all__ = [
     "GitBranchStore",
     "HistoryAuthError",
     "HistoryError",
+    "HistoryFetchError",
     "HistoryLine",
     "HistoryPushError",
     "HistoryStore",
+    "NetworkTimeouts",
     "SyncAction",
     "SyncReport",
     "Verdict",

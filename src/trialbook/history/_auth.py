@@ -9,12 +9,16 @@ actions/checkout leaves its token. So trialbook takes the token explicitly (the 
 
 from __future__ import annotations
 
+import re
+
 import pygit2
 from pygit2.enums import CredentialType
 
 from ._protocol import HistoryAuthError
 
-__all__ = ["MAX_CREDENTIAL_CALLS", "Callbacks", "extraheader_for"]
+__all__ = ["MAX_CREDENTIAL_CALLS", "Callbacks", "extraheader_for", "safe_url"]
+
+_PROGRESS = re.compile(r"^(Counting|Compressing|Writing|Total|Resolving|Enumerating) ")
 
 MAX_CREDENTIAL_CALLS = 2
 """libgit2 asks again after every 401; a wrong token would otherwise be retried without end."""
@@ -34,6 +38,7 @@ class Callbacks(pygit2.RemoteCallbacks):
         self._url = url
         self.credential_calls = 0
         self.rejections: list[tuple[str, str]] = []
+        self._remote_text: list[str] = []
 
     def credentials(
         self, url: str, username_from_url: str | None, allowed_types: CredentialType
@@ -42,7 +47,7 @@ class Callbacks(pygit2.RemoteCallbacks):
         self.credential_calls += 1
         if self.credential_calls > MAX_CREDENTIAL_CALLS:
             raise HistoryAuthError(
-                f"the remote {_safe(self._url)} rejected the credentials {MAX_CREDENTIAL_CALLS} times; "
+                f"the remote {safe_url(self._url)} rejected the credentials {MAX_CREDENTIAL_CALLS} times; "
                 "check that the token may write to this repository (permissions: contents: write)"
             )
         if self._token and allowed_types & CredentialType.USERPASS_PLAINTEXT:
@@ -51,11 +56,11 @@ class Callbacks(pygit2.RemoteCallbacks):
             return pygit2.KeypairFromAgent(username_from_url or "git")
         if not self._token:
             raise HistoryAuthError(
-                f"the remote {_safe(self._url)} asks for credentials and trialbook has no token; "
+                f"the remote {safe_url(self._url)} asks for credentials and trialbook has no token; "
                 "pass the github-token input (or set GITHUB_TOKEN)"
             )
         raise HistoryAuthError(
-            f"the remote {_safe(self._url)} accepts no credential type trialbook can offer "
+            f"the remote {safe_url(self._url)} accepts no credential type trialbook can offer "
             "(it sends a token as HTTPS basic auth)"
         )
 
@@ -64,6 +69,18 @@ class Callbacks(pygit2.RemoteCallbacks):
         if self._token or not self._extraheader:
             return None
         return [self._extraheader]
+
+    def sideband_progress(self, string: str) -> None:
+        """What the remote prints for the user (``remote: ...`` in git): a hook's reason arrives here."""
+        self._remote_text.append(string)
+
+    @property
+    def remote_messages(self) -> str:
+        """The remote's own messages, one line each, progress counters left out and the token masked."""
+        lines = "".join(self._remote_text).replace("\r", "\n").splitlines()
+        kept = [line.strip() for line in lines if line.strip() and not _PROGRESS.match(line.strip())]
+        text = "; ".join(dict.fromkeys(kept))
+        return text.replace(self._token, "***") if self._token else text
 
     def push_update_reference(self, refname: str, message: str | None) -> None:
         """A real server reports a refused update only here; ``push()`` itself returns normally."""
@@ -89,7 +106,7 @@ def extraheader_for(repo: pygit2.Repository, url: str) -> str | None:
     return best[1] if best else None
 
 
-def _safe(url: str) -> str:
+def safe_url(url: str) -> str:
     """The URL without any userinfo, so a token someone put there is never echoed."""
     scheme, sep, rest = url.partition("://")
     if not sep:

@@ -10,6 +10,7 @@ from trialbook.errors import UsageError
 
 from ._directory import DirectoryStore
 from ._git import GitBranchStore
+from ._network import NetworkTimeouts
 from ._protocol import HistoryStore
 
 __all__ = ["open_store"]
@@ -23,6 +24,7 @@ def open_store(
     push: bool,
     token: str | None,
     offline: bool = False,
+    timeouts: NetworkTimeouts | None = None,
 ) -> HistoryStore | None:
     """The store for ``--history-dir`` / ``--history-branch``, or ``None`` when history is off.
 
@@ -50,5 +52,10 @@ def open_store(
     if push and not has_origin:
         raise UsageError("--push needs a remote named 'origin' to push the history branch to")
     return GitBranchStore(
-        repo_path, history_branch, remote="origin" if has_origin else None, token=token, push=push
+        repo_path,
+        history_branch,
+        remote="origin" if has_origin else None,
+        token=token,
+        push=push,
+        timeouts=timeouts,
     )

@@ -21,6 +21,7 @@ from trialbook.errors import UsageError
 
 from ._auth import extraheader_for
 from ._line import HistoryLine
+from ._network import NetworkTimeouts
 from ._paths import id_to_parts, parts_to_id
 from ._protocol import HistoryError, SyncReport
 from ._read import latest_line, parse_history
@@ -50,6 +51,7 @@ class GitBranchStore:
         max_attempts: fetch-merge-push rounds before ``sync`` gives up.
         signature: author and committer of history commits.
         push: when false, ``sync`` fetches and merges but does not push.
+        timeouts: connect and idle timeouts of every fetch and push.
     """
 
     def __init__(
@@ -62,6 +64,7 @@ class GitBranchStore:
         max_attempts: int = 30,
         signature: pygit2.Signature | None = None,
         push: bool = True,
+        timeouts: NetworkTimeouts | None = None,
     ) -> None:
         found = pygit2.discover_repository(str(repo_path))
         if found is None:
@@ -76,6 +79,7 @@ class GitBranchStore:
         self.max_attempts = max_attempts
         self.signature = signature or default_signature()
         self.push_enabled = push
+        self.timeouts = timeouts or NetworkTimeouts()
         self.remote = self._remote(remote, token)
         self.tracking_ref = f"refs/remotes/{remote}/{branch}" if remote else None
         self._problems: list[str] = []
@@ -89,7 +93,8 @@ class GitBranchStore:
         url = self.repo.remotes[name].url
         if not url:
             raise UsageError(f"the remote {name!r} has no URL")
-        return Remote(name, url, token, None if token else extraheader_for(self.repo, url))
+        extraheader = None if token else extraheader_for(self.repo, url)
+        return Remote(name, url, token, extraheader, timeouts=self.timeouts)
 
     @property
     def problems(self) -> list[str]:
@@ -179,7 +184,9 @@ class GitBranchStore:
         """Fetch the branch, unite diverged lines, push without force, retry when the remote moved.
 
         Raises:
-            HistoryPushError: still rejected after ``max_attempts``; the local commit stays.
+            HistoryPushError: refused for good (a hook, permissions) or still racing after
+                ``max_attempts``; the local commit stays.
+            HistoryFetchError: the remote could not be reached, answered too slowly, or refused.
             HistoryAuthError: the remote refused the credentials.
         """
         if self.remote is None:

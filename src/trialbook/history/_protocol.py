@@ -47,6 +47,10 @@ class HistoryPushError(HistoryError):
     """Pushing the history branch kept failing; the lines stay committed on the local branch."""
 
 
+class HistoryFetchError(HistoryError):
+    """The history branch could not be fetched (the remote was unreachable, too slow, or refused)."""
+
+
 class HistoryAuthError(HistoryError):
     """The remote refused the credentials trialbook had (or it had none)."""
 

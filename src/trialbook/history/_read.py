@@ -101,5 +101,10 @@ def _parse_one(raw: bytes, where: str, eval_id: str, problems: list[str]) -> His
 
 
 def _skip(message: str, problems: list[str]) -> None:
-    log.warning("%s", message)
+    # A file is read several times in one run (cache check, base comparison, history view); each bad
+    # line is one problem, which the front end prints once. Logged at debug level only, so it is not
+    # printed a second time through logging's fallback handler.
+    if message in problems:
+        return
+    log.debug("%s", message)
     problems.append(message)

@@ -2,9 +2,10 @@
 
 Each round fetches the branch, compares the local and remote tips, and either does nothing,
 fast-forwards, pushes, or first makes a union-merge commit with parents ``[ours, theirs]``. The push
-never forces. A rejection (the remote moved between fetch and push) or a failed fetch starts another
+never forces. A race (the remote moved between fetch and push, a ref lock was held) starts another
 round after a jittered, capped backoff; the jitter keeps writers that collided from colliding again
-in lockstep.
+in lockstep. Anything else (a hook declined the push, the remote is unreachable or too slow) would fail
+the same way again, so it fails at once with the remote's reason.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
-from ._protocol import HistoryAuthError, HistoryPushError, SyncAction, SyncReport
+from ._network import is_race
+from ._protocol import HistoryAuthError, HistoryFetchError, HistoryPushError, SyncAction, SyncReport
 from ._transport import PushRejected, Remote, ref_race
 from ._tree import merge_history_trees
 
@@ -44,6 +46,12 @@ def sync_branch(store: GitBranchStore, remote: Remote, rng: random.Random) -> Sy
         except HistoryAuthError:
             raise
         except (pygit2.GitError, OSError) as exc:
+            # Only a path remote races its fetches (refs listed, then one deleted before it is read).
+            if remote.local_path is None or not (ref_race(exc) or is_race(str(exc))):
+                raise HistoryFetchError(
+                    f"could not fetch history branch {store.branch!r} from remote {remote.name!r} "
+                    f"({remote.safe_url}): {remote.timeouts.explain(str(exc))}"
+                ) from None
             last_error = f"fetch failed: {exc}"
             time.sleep(backoff_s(attempt, rng))
             continue
@@ -75,6 +83,15 @@ def sync_branch(store: GitBranchStore, remote: Remote, rng: random.Random) -> Sy
         except HistoryAuthError:
             raise
         except (PushRejected, pygit2.GitError, OSError) as exc:
+            race = exc.race if isinstance(exc, PushRejected) else ref_race(exc) or is_race(str(exc))
+            if not race:
+                reason = str(exc).rstrip(".")
+                raise HistoryPushError(
+                    f"remote {remote.name!r} ({remote.safe_url}) refused the history branch "
+                    f"{store.branch!r}: {reason}. Not retried: the same push would be refused again. "
+                    f"The lines stay committed on the local branch {store.branch!r} at "
+                    f"{store.tip(store.ref)}; the next sync will push them."
+                ) from None
             last_error = f"push rejected: {exc}"
             time.sleep(backoff_s(attempt, rng))
             continue

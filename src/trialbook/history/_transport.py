@@ -21,7 +21,8 @@ from urllib.parse import unquote
 
 import pygit2
 
-from ._auth import Callbacks
+from ._auth import Callbacks, safe_url
+from ._network import NetworkTimeouts, is_race
 
 __all__ = ["PushRejected", "Remote", "ref_race"]
 
@@ -34,7 +35,20 @@ def ref_race(exc: Exception) -> bool:
 
 
 class PushRejected(Exception):
-    """The remote refused the update (it moved, a hook declined, or its ref lock was held)."""
+    """The remote refused the update (it moved, a hook declined, or its ref lock was held).
+
+    ``race`` says whether another round can succeed: the branch moved or a lock was held. A hook's
+    refusal or a permission error is not a race and is never retried.
+    """
+
+    def __init__(self, message: str, *, race: bool | None = None) -> None:
+        super().__init__(message)
+        self.race = is_race(message) if race is None else race
+
+
+def _with_remote_text(message: str, callbacks: Callbacks) -> str:
+    said = callbacks.remote_messages
+    return f"{message} (the remote said: {said})" if said and said not in message else message
 
 
 @dataclass
@@ -46,11 +60,17 @@ class Remote:
     # Kept out of repr so that logging a store or a remote can never print a credential.
     token: str | None = field(repr=False)
     extraheader: str | None = field(repr=False)
+    timeouts: NetworkTimeouts = field(default_factory=NetworkTimeouts)
 
     def __post_init__(self) -> None:
         self.local_path = _local_path(self.url)
         self.writer_ref = f"refs/trialbook/writers/{uuid.uuid4().hex}"
         self._pushed_writer_ref = False
+
+    @property
+    def safe_url(self) -> str:
+        """The URL without any credentials in it, for messages."""
+        return safe_url(self.url)
 
     def callbacks(self) -> Callbacks:
         """Fresh callbacks for one operation."""
@@ -65,6 +85,7 @@ class Remote:
         spec = f"+refs/heads/{branch}:refs/remotes/{self.name}/{branch}"
         shallow = Path(repo.path) / "shallow"
         saved = shallow.read_bytes() if self.local_path is not None and shallow.exists() else None
+        self.timeouts.apply()
         try:
             repo.remotes[self.name].fetch([spec], callbacks=self.callbacks())
         finally:
@@ -84,15 +105,21 @@ class Remote:
         remote = repo.remotes[self.name]
         callbacks = self.callbacks()
         ref = f"refs/heads/{branch}"
+        self.timeouts.apply()
         if self.local_path is None:
             try:
                 remote.push([f"refs/heads/{branch}:{ref}"], callbacks=callbacks)
             except pygit2.GitError as exc:
-                raise PushRejected(str(exc)) from None
+                message = self.timeouts.explain(str(exc))
+                raise PushRejected(_with_remote_text(message, callbacks)) from None
             if callbacks.rejections:
-                raise PushRejected("; ".join(f"{name}: {why}" for name, why in callbacks.rejections))
+                reasons = "; ".join(f"{name}: {why}" for name, why in callbacks.rejections)
+                raise PushRejected(_with_remote_text(reasons, callbacks))
             return
-        remote.push([f"+refs/heads/{branch}:{self.writer_ref}"], callbacks=callbacks)
+        try:
+            remote.push([f"+refs/heads/{branch}:{self.writer_ref}"], callbacks=callbacks)
+        except (pygit2.GitError, OSError) as exc:
+            raise PushRejected(str(exc)) from None
         self._pushed_writer_ref = True
         _compare_and_swap(self.local_path, ref, new)
 
@@ -118,11 +145,11 @@ def _compare_and_swap(path: Path, ref: str, new: pygit2.Oid) -> None:
             if current is not None:
                 tip = current.target
                 if not isinstance(tip, pygit2.Oid) or not (tip == new or target.descendant_of(new, tip)):
-                    raise PushRejected(f"{ref} moved on the remote")
+                    raise PushRejected(f"{ref} moved on the remote", race=True)
             txn.set_target(ref, new, message="trialbook: history push")
     except (pygit2.GitError, OSError) as exc:
         # Most often another writer holding the ref lock; the next round will see its result.
-        raise PushRejected(str(exc)) from None
+        raise PushRejected(str(exc), race=ref_race(exc) or is_race(str(exc))) from None
 
 
 def _local_path(url: str) -> Path | None:

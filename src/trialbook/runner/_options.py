@@ -35,6 +35,10 @@ class RunOptions:
     """``False``: read history from the local branch or folder only (no fetch) and record nothing; the
     caller records the lines itself, as the action's publish step does."""
     github_token: str | None = None
+    git_connect_timeout_s: float | None = None
+    """Seconds to connect to the history remote; ``None``: ``TRIALBOOK_GIT_CONNECT_TIMEOUT`` or 10."""
+    git_timeout_s: float | None = None
+    """Seconds to wait for each answer of the history remote; ``None``: ``TRIALBOOK_GIT_TIMEOUT`` or 30."""
     results_dir: Path | None = None
     """One folder for this run's results (CI); ``None`` keeps each run under ``runs_dir``."""
     runs_dir: Path = Path(".trialbook/runs")

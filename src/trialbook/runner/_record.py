@@ -6,7 +6,6 @@ decisions less informed, and a failed append or push is kept on the report for t
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING
 
 from ..history import HistoryError, HistoryLine, HistoryStore
@@ -20,12 +19,17 @@ if TYPE_CHECKING:
 __all__ = ["ci_run_url", "pending_lines", "record", "sync"]
 
 
-def sync(store: HistoryStore) -> None:
-    """Bring in the shared history before planning, so cache decisions see other machines' runs."""
-    # Planning with the local history is still right, only less informed; the push after the run
-    # retries and reports.
-    with contextlib.suppress(HistoryError):
+def sync(store: HistoryStore) -> str | None:
+    """Bring in the shared history before planning; what went wrong, for the front end to say, or None.
+
+    Planning with the local history is still right, only less informed, so a failure here does not stop
+    the run; the push after the run tries again and reports.
+    """
+    try:
         store.sync()
+    except HistoryError as exc:
+        return str(exc)
+    return None
 
 
 def pending_lines(report: RunReport, options: RunOptions) -> list[HistoryLine]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..agents import known_agent_names
 from ..errors import BudgetForecastError, ExitCode, RunAbortedError, UsageError
 from ..evidence import JsonObject, SuiteReport, suite_to_json
-from ..history import HistoryLine, HistoryStore, open_store
+from ..history import HistoryLine, HistoryStore, NetworkTimeouts, open_store
 from ..leftovers import Swept, sweep
 from ..masking import Masker
 from ..select import BaseTree, changed_evals, head_commit
@@ -146,9 +146,12 @@ def run(
         push=options.push,
         token=options.github_token,
         offline=not options.record_history,
+        timeouts=NetworkTimeouts.resolve(
+            options.git_connect_timeout_s, options.git_timeout_s, options.environ
+        ),
     )
     try:
-        report = _plan(options, specs, pool, store)
+        report = _plan(options, specs, pool, store, notice)
         report.masker = Masker(secret_values.values())
         runnable = [entry for entry in report.plan if entry.action == "run"]
         what = "--results-dir" if options.results_dir is not None else "the runs folder"
@@ -178,14 +181,20 @@ def run(
 
 
 def _plan(
-    options: RunOptions, specs: list[EvalSpec], pool: AgentPool, store: HistoryStore | None
+    options: RunOptions,
+    specs: list[EvalSpec],
+    pool: AgentPool,
+    store: HistoryStore | None,
+    notice: Callable[[str], None] | None = None,
 ) -> RunReport:
     changed: dict[str, str] | None = None
     unchanged: dict[str, str] | None = None
     if options.changed:
         changed, unchanged = changed_evals(specs, BaseTree(options.repo, options.base))
     if store is not None and not options.dry_run:
-        sync(store)
+        trouble = sync(store)
+        if trouble is not None and notice is not None:
+            notice(f"warning: history: {trouble}; planning with the local history only")
     selection = selection_for(options, specs, known_agent_names())
     plan = build_plan(
         specs,
