@@ -138,6 +138,8 @@ def test_a_hook_refusal_over_http_fails_after_one_attempt_with_its_message(
         ("cannot push because a reference that you are trying to update on the remote contains commits "
          "that are not present locally.", True),
         ("refs/heads/x: failed to update ref", True),
+        ("error: cannot lock ref 'refs/heads/x': is at 4211cfc3f956f74c6f6d39e50d14038418a9a711 "
+         "but expected 4addd9c51677dae73592be1ac5ef587b16f1e12b", True),
         ("refs/heads/x: pre-receive hook declined", False),
         ("refs/heads/x: protected branch hook declined", False),
         ("unexpected http status code: 403", False),

@@ -13,6 +13,7 @@ remote cannot be reached in time) fails at once, with the remote's own words.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -103,12 +104,13 @@ _RACE_WORDS = (
     "stale info",
     "but expected",
 )
-_PERMANENT_WORDS = ("hook", "denied", "declined", "protected", "permission", "forbidden", "401", "403")
+_PERMANENT_WORDS = ("hook", "denied", "declined", "protected", "permission", "forbidden")
+_PERMANENT_STATUS = re.compile(r"\b40[13]\b")  # whole numbers only: object ids are full of digits
 
 
 def is_race(message: str) -> bool:
     """Whether a refused push (or failed fetch from a path remote) is a race worth another round."""
     lowered = message.lower()
-    if any(word in lowered for word in _PERMANENT_WORDS):
+    if any(word in lowered for word in _PERMANENT_WORDS) or _PERMANENT_STATUS.search(lowered):
         return False
     return any(word in lowered for word in _RACE_WORDS) or ("reference" in lowered and "not found" in lowered)
