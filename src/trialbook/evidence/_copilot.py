@@ -97,7 +97,9 @@ class CopilotResult(AgentResult):
     """The evidence of one Copilot session, with framework-owned child sessions nested in it.
 
     ``turns``, ``all_tool_calls`` and ``usage`` stay session-local; ``all_usage`` and the token and
-    premium totals include descendants once.
+    premium totals include descendants once. ``effective_system_prompt`` is the system-message text
+    trialbook supplied (instructions, then personas, or an ``extra_config`` override), not Copilot's hidden
+    instructions; it is ``None`` when none was supplied or preparation failed before the snapshot.
     """
 
     DERIVED: ClassVar[tuple[str, ...]] = (*AgentResult.DERIVED, "total_premium_requests")
@@ -108,6 +110,7 @@ class CopilotResult(AgentResult):
     tool_calls_admitted: int | None = None
     request_audit: tuple[RequestAudit, ...] = ()
     skill_discovery: SkillDiscovery | None = None
+    effective_system_prompt: str | None = None
 
     def impossible(self) -> list[tuple[str, str]]:
         """Counts that cannot be negative, as ``(field, why)``; the codec refuses a record with any."""

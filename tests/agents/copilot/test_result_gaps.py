@@ -178,3 +178,29 @@ async def test_two_images_from_one_tool_call_round_trip_in_order(
     assert [(i.content, i.media_type) for i in snap.additional_images] == [(JPEG, "image/jpeg")]
     assert snap.result == "two pictures" and snap.evidence_complete
     assert load_result(json.loads(json.dumps(dump_result(result)))) == result
+
+
+async def test_personas_and_extra_config_show_in_the_snapshot_and_the_system_prompt(
+    copilot_cli: str, pkg_cache: str, sandbox: MiniSandbox, shared_pool: ServerPool
+) -> None:
+    with ChatServer([text("hi")]) as server:
+        copilot = agent(
+            copilot_cli,
+            server,
+            shared_pool,
+            instructions="Keep changes small.",
+            personas=("You are helping a first-time contributor.",),
+            extra_config={"reasoning_effort": "low"},
+        )
+        result = await copilot.run(sandbox.task("hello", pkg_cache))
+        [first] = list(server.chat_requests())[:1]
+    assert result.success, result.error
+    expected = "Keep changes small.\n\nYou are helping a first-time contributor."
+    assert result.effective_system_prompt == expected
+    sent = "\n".join(str(m["content"]) for m in first["messages"] if m["role"] == "system")
+    assert expected in sent, "the supplied system prompt really went out"
+    configuration: Any = result.configuration
+    assert configuration["personas"] == ["You are helping a first-time contributor."]
+    assert configuration["reasoning_effort"] == "low"
+    assert configuration["system_message"] == {"mode": "append", "content": expected}
+    assert load_result(dump_result(result)) == result

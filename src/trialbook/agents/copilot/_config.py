@@ -28,6 +28,10 @@ _AGENT_KEYS = frozenset(
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*$")
 
 
+RESERVED_SESSION_OPTIONS = frozenset({"session_id", "on_permission_request", "on_event", "hooks"})
+"""``create_session`` options trialbook sets for its evidence, which ``extra_config`` may not replace."""
+
+
 @dataclass(frozen=True)
 class CopilotEval:
     """One Copilot agent: the settings every session it runs is created with.
@@ -39,6 +43,12 @@ class CopilotEval:
     with ``copilot.define_tool`` (Python only). ``deny_permissions`` lists permission kinds (``shell``,
     ``write``, ``custom-tool``, ``mcp``, ``url``, ``read``) answered with a refusal; every other request is
     approved once. ``cli_path`` overrides ``COPILOT_CLI_PATH``.
+
+    ``personas`` (Python only) are instruction blocks saying who the agent acts as or for (a first-time
+    contributor, a reviewer in a hurry); each is appended to the system message after ``instructions``, in
+    order. ``extra_config`` (Python only) holds SDK ``create_session`` options applied over the prepared
+    ones, for settings trialbook has no field for; the configuration snapshot records the result of the
+    override. The callbacks trialbook needs for its evidence cannot be overridden.
     """
 
     name: str = "copilot"
@@ -60,9 +70,17 @@ class CopilotEval:
     tools: tuple[Any, ...] = ()
     deny_permissions: tuple[str, ...] = ()
     cli_path: str | None = None
+    personas: tuple[str, ...] = ()
+    extra_config: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         """Load ``.agent.md`` paths given in ``custom_agents`` (relative to the current directory)."""
+        reserved = sorted(set(self.extra_config) & RESERVED_SESSION_OPTIONS)
+        if reserved:
+            raise ConfigError(
+                f"CopilotEval(extra_config=...): {', '.join(reserved)} cannot be overridden: trialbook's "
+                "evidence (events, permissions, the tool budget) depends on them"
+            )
         agents: list[Mapping[str, JsonValue]] = []
         for item in self.custom_agents:
             if isinstance(item, str | os.PathLike):
@@ -76,6 +94,18 @@ class CopilotEval:
             else:
                 agents.append(item)
         object.__setattr__(self, "custom_agents", tuple(agents))
+
+    def system_prompt(self) -> str | None:
+        """The system-message text trialbook supplies: ``instructions`` then each persona, or ``None``.
+
+        An ``extra_config`` ``system_message`` with string ``content`` replaces it, as it replaces the
+        session's. This is what was supplied, not Copilot's own hidden instructions.
+        """
+        override = self.extra_config.get("system_message")
+        if isinstance(override, Mapping) and isinstance(override.get("content"), str):
+            return str(override["content"])
+        parts = [part for part in (self.instructions, *self.personas) if part]
+        return "\n\n".join(parts) if parts else None
 
     @property
     def agent_definitions(self) -> tuple[Mapping[str, JsonValue], ...]:

@@ -88,6 +88,7 @@ def build_result(
     admitted: Mapping[str, int],
     output_dir: Path | None = None,
     secrets: Sequence[str] = (),
+    effective_system_prompt: str | None = None,
 ) -> CopilotResult:
     """The root result; a subagent with its own captured trajectory gets a nested child result."""
     root = mapper.trajectories[ROOT]
@@ -150,6 +151,7 @@ def build_result(
         tool_calls_admitted=admitted.get(ROOT, 0),
         request_audit=tuple(audits.get(None, ())),
         skill_discovery=discovery,
+        effective_system_prompt=effective_system_prompt,
     )
 
 

@@ -105,6 +105,7 @@ class _Run:
 
 def _session_options(run: _Run, session_id: str) -> dict[str, Any]:
     config = run.trial.config
+    prompt = config.system_prompt() if "system_message" not in config.extra_config else None
     options: dict[str, Any] = {
         "session_id": session_id,
         "on_permission_request": run.permission,
@@ -117,9 +118,7 @@ def _session_options(run: _Run, session_id: str) -> dict[str, Any]:
         "model": config.model,
         "reasoning_effort": config.reasoning_effort,
         "provider": dict(config.provider) if config.provider is not None else None,
-        "system_message": None
-        if config.instructions is None
-        else {"mode": "append", "content": config.instructions},
+        "system_message": None if prompt is None else {"mode": "append", "content": prompt},
         "tools": list(config.tools) or None,
         "available_tools": list(config.available_tools) if config.available_tools is not None else None,
         "excluded_tools": list(config.excluded_tools) or None,
@@ -129,6 +128,7 @@ def _session_options(run: _Run, session_id: str) -> dict[str, Any]:
         "mcp_servers": {name: dict(server) for name, server in config.mcp_servers.items()} or None,
     }
     options.update({key: value for key, value in optional.items() if value is not None})
+    options.update(config.extra_config)  # reserved keys were refused when the config was made
     return options
 
 
@@ -206,6 +206,7 @@ async def run_trial(pool: ServerPool, trial: Trial) -> CopilotResult:
         admitted=run.admitted,
         output_dir=trial.output_dir,
         secrets=trial.secrets,
+        effective_system_prompt=config.system_prompt() if snapshot is not None else None,
     )
     return mask_record(result, Masker(trial.secrets))
 

@@ -1,7 +1,8 @@
 """The configuration snapshot: the session settings as prepared, minus anything secret or executable.
 
-Recorded before the session is created, after trial-level overrides (working directory, timeout), so a
-reader sees what was supplied rather than a reconstruction. Credentials, MCP commands, arguments,
+Recorded before the session is created, after trial-level overrides (working directory, timeout), persona
+instructions and ``extra_config`` overrides, so a reader sees what was supplied rather than a
+reconstruction. Credentials, MCP commands, arguments,
 environment variables, headers and tool handlers never enter it; the request audit is the separate
 evidence of what actually went out.
 """
@@ -77,8 +78,9 @@ def configuration_snapshot(
         "model": config.model,
         "reasoning_effort": config.reasoning_effort,
         "system_message": None
-        if config.instructions is None
-        else {"mode": "append", "content": config.instructions},
+        if config.system_prompt() is None
+        else {"mode": "append", "content": config.system_prompt()},
+        "personas": list(config.personas),
         "working_directory": working_directory,
         "max_turns": config.max_turns,
         "timeout_s": timeout_s,
@@ -97,6 +99,8 @@ def configuration_snapshot(
         "deny_permissions": list(config.deny_permissions),
         "audit_requests": config.audit_requests,
     }
+    for key, value in config.extra_config.items():  # recorded as the session gets them: overridden
+        snapshot[str(key)] = _json(value)
     try:  # a shared helper may add project-wide redaction rules on top of these
         from ...evidence import safe_configuration
     except ImportError:
