@@ -65,3 +65,20 @@ def test_what_the_agent_left_running_is_gone_before_the_checks_run(
     assert process.returncode == 0, (out + err).decode()
     assert wait_for_no_survivors(marker) == []
     assert list((tmp_path / "tmp").glob("trialbook-*")) == []
+
+
+def test_what_a_succeeds_check_starts_ends_with_the_trial(tmp_path: Path, marker: str) -> None:
+    check = (
+        f"setsid -f bash -c 'exec -a {marker}-check sleep 300' >/dev/null 2>&1; "
+        f"( ( exec -a {marker}-checkd sleep 300 ) & ) ; true"
+    )
+    evals = tmp_path / "evals"
+    evals.mkdir()
+    (evals / "check.eval.yaml").write_text(
+        f"prompt_text: hi\nagents: [{{name: quick, script: 'true'}}]\nassert:\n  - succeeds: \"{check}\"\n"
+    )
+    process = trialbook(tmp_path, "eval", "evals", cgroup=False)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, (out + err).decode()
+    assert wait_for_no_survivors(marker) == []
+    assert list((tmp_path / "tmp").glob("trialbook-*")) == []
