@@ -108,7 +108,12 @@ def test_labelled_pull_request_runs_only_the_changed_eval_and_comments_once(
     assert _history_files(origin) == ["history/beta.jsonl"]
     (line,) = _history(origin, "beta")
     assert (line["agent"], line["verdict"], line["passed"], line["trials"]) == ("literal", "pass", 1, 1)
-    assert line["extra"] == {"event": "pull_request", "ref": "refs/pull/42/merge"}
+    assert line["extra"] == {
+        "event": "pull_request",
+        "ref": "refs/pull/42/merge",
+        "control_key": line["extra"]["control_key"],
+        "vacuous": False,  # the eval's negative control failed its assertions, as it should
+    }
     assert line["ci_run"] == "https://github.com/acme/prompts/actions/runs/123456789"
 
     outputs = _outputs(tmp_path)
@@ -157,7 +162,12 @@ def test_schedule_runs_what_moved_and_dispatch_force_runs_everything(
     nightly, _ = _ci(tmp_path, work, github, "schedule")
     assert nightly.exit_code == 0, nightly.output
     assert _history_files(origin) == ["history/alpha.jsonl", "history/beta.jsonl"]
-    assert _history(origin, "alpha")[0]["extra"] == {"event": "schedule", "ref": "refs/heads/main"}
+    extra = _history(origin, "alpha")[0]["extra"]
+    assert {key: extra[key] for key in ("event", "ref", "vacuous")} == {
+        "event": "schedule",
+        "ref": "refs/heads/main",
+        "vacuous": False,
+    }
 
     quiet, _ = _ci(tmp_path, work, github, "schedule")
     assert quiet.exit_code == 0, quiet.output

@@ -27,6 +27,11 @@ def render_plan(report: RunReport) -> str:
     trials = sum(e.spec.trials for e in report.plan if e.action == "run")
     pairs = plural(runnable, "eval × agent pair")
     lines.append(f"{pairs} to run ({plural(trials, 'trial')}), {len(report.plan) - runnable} not run")
+    if report.controls:
+        count = plural(len(report.controls), "negative control trial")
+        lines.append(
+            f"{count} (the noop agent, which does nothing and costs nothing) to check for vacuous evals"
+        )
     if report.forecast is not None and runnable:
         lines.append(report.forecast.describe())
     if report.over_budget:

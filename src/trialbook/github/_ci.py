@@ -308,7 +308,7 @@ def publish(
             env.output_path,
             action_outputs(
                 passed=sum(1 for row in review.rows if row.verdict == "pass"),
-                failed=sum(1 for row in review.rows if row.verdict in ("fail", "error")),
+                failed=sum(1 for row in review.rows if row.verdict in ("fail", "error", "vacuous")),
                 cached=len(review.cached),
                 cost_usd=None if any(c is None for c in costs) else sum(c for c in costs if c is not None),
                 summary=summary,

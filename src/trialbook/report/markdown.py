@@ -29,7 +29,13 @@ STICKY_MARKER = "<!-- trialbook:sticky -->"
 COMMENT_LIMIT = 65_000
 """GitHub rejects issue comments over 65,536 characters; stay a little below."""
 
-_VERDICTS = {"pass": "✅ pass", "fail": "❌ fail", "error": "⚠️ error", "incomplete": "⏸️ incomplete"}
+_VERDICTS = {
+    "pass": "✅ pass",
+    "fail": "❌ fail",
+    "error": "⚠️ error",
+    "incomplete": "⏸️ incomplete",
+    "vacuous": "🕳️ vacuous",
+}
 _ESCAPES = str.maketrans(
     {
         "\\": "\\\\",
@@ -127,6 +133,7 @@ def _counts(rows: Sequence[ReviewRow], cached: int, skipped: int, unstarted: int
         ("fail", "failed"),
         ("error", "errored"),
         ("incomplete", "incomplete"),
+        ("vacuous", "vacuous"),
     ):
         count = sum(1 for row in rows if row.verdict == verdict)
         if count:

@@ -21,7 +21,20 @@ from ._plan import AgentPool, PlanEntry
 from ._trial import TrialOutcome, TrialRequest, run_trial
 from ._waves import Waves
 
-__all__ = ["EntryResult", "run_plan"]
+__all__ = ["ControlOutcome", "EntryResult", "run_plan"]
+
+
+@dataclass(frozen=True)
+class ControlOutcome:
+    """An eval's negative control: whether its assertions all held with no agent, and which held.
+
+    ``key`` is the control's cache key; history keeps it with the outcome so the control runs once per
+    key.
+    """
+
+    key: str
+    vacuous: bool
+    held: tuple[str, ...] = ()
 
 
 @dataclass
@@ -36,6 +49,8 @@ class EntryResult:
     decided: EarlyVerdict | None = None
     cancelled: int = 0
     """Trials a signal stopped or kept from starting."""
+    control: ControlOutcome | None = None
+    """The eval's negative control, when it ran now or history knows it for this cache key."""
     started_at: float = field(default_factory=time.time)
 
     @property
@@ -72,17 +87,26 @@ class EntryResult:
     def verdict(self) -> Verdict:
         """The eval × agent verdict from its trials and threshold."""
         ordered = sorted(self.outcomes, key=lambda o: o.request.trial)
-        return eval_verdict(
+        verdict = eval_verdict(
             [o.result for o in ordered],
             [o.passed for o in ordered],
             planned=self.planned - self.saved,
             threshold=self.entry.spec.pass_rate,
         )
+        if self.control is not None and self.control.vacuous and verdict in ("pass", "fail"):
+            return "vacuous"
+        return verdict
 
     @property
     def failures(self) -> list[str]:
         """What went wrong, trial by trial: agent errors, failed checks and the evidence behind them."""
         lines: list[str] = []
+        if self.verdict == "vacuous" and self.control is not None:
+            held = self.control.held
+            lines += [
+                f"negative control: with no agent at all, this assertion held: {label}" for label in held
+            ]
+            lines += [] if held else ["negative control: no assertion to check, so any agent passes"]
         for outcome in sorted(self.outcomes, key=lambda o: o.request.trial):
             lines += trial_failures(
                 outcome.request.trial,
@@ -96,10 +120,13 @@ class EntryResult:
     @property
     def notes(self) -> list[str]:
         """What a reader should know beyond the counts (see the table's note column)."""
-        if not self.saved:
-            return []
-        ran = len(self.outcomes)
-        return [f"decided after {ran} of {self.planned} trials, {self.saved} saved"]
+        notes: list[str] = []
+        if self.verdict == "vacuous" and self.control is not None:
+            held = ", ".join(self.control.held) or "no assertions"
+            notes.append(f"vacuous: passes with no agent ({held} held on an untouched sandbox)")
+        if self.saved:
+            notes.append(f"decided after {len(self.outcomes)} of {self.planned} trials, {self.saved} saved")
+        return notes
 
     @property
     def unused_shims(self) -> tuple[str, ...]:
@@ -192,7 +219,8 @@ async def run_plan(
     sandbox_root: Path | None = None,
     keep_sandboxes: bool = False,
     cancel: Cancellation | None = None,
-) -> tuple[list[EntryResult], BudgetLedger]:
+    controls: Sequence[PlanEntry] = (),
+) -> tuple[list[EntryResult], BudgetLedger, list[EntryResult]]:
     """Run every ``run`` entry's trials, at most ``concurrency`` at once, until the budget is spent.
 
     Trials are interleaved across entries (trial 1 of every eval first) so a budget stop leaves each
@@ -200,6 +228,10 @@ async def run_plan(
     (``min_trials``) runs in waves of ``min_trials``: a wave starts only once the one before it has
     finished, and not at all when the trials so far already decide the verdict. Once ``cancel`` is
     requested no trial starts and the running ones are cancelled; they count in ``cancelled``.
+    finished, and not at all when the trials so far already decide the verdict.
+
+    ``controls`` are negative controls (one noop trial each); they cost nothing, run alongside without
+    progress events, and come back as the third value.
     """
     ledger = BudgetLedger(budget_usd)
     results = [EntryResult(entry) for entry in plan if entry.action == "run"]
@@ -287,13 +319,20 @@ async def run_plan(
                 )
             )
 
+    checks = [EntryResult(entry) for entry in controls]
+
+    async def control(result: EntryResult) -> None:
+        (request,) = _requests(result.entry, secret_values, results_dir, sandbox_root, False)
+        async with semaphore:
+            result.outcomes.append(await run_trial(request, pool.get(result.entry.agent), masker))
+
     if cancel is not None:
         cancel.attach(asyncio.get_running_loop(), stop)
     try:
-        await asyncio.gather(*(one(result, request) for result, request in queue))
+        await asyncio.gather(*(control(check) for check in checks), *(one(r, q) for r, q in queue))
     finally:
         if cancel is not None:
             cancel.detach()
     for result in results:
         result.outcomes.sort(key=lambda o: o.request.trial)
-    return results, ledger
+    return results, ledger, checks

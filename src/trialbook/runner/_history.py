@@ -88,7 +88,8 @@ def history_lines(
                 passed=result.passed,
                 pass_rate=result.passed / ran,
                 threshold=entry.spec.pass_rate,
-                verdict=result.verdict,
+                # A vacuous control is a failure to history (cached, and failing the run, like one).
+                verdict="fail" if result.verdict == "vacuous" else result.verdict,
                 cost_usd=result.cost_usd,
                 duration_s=round(result.duration_s, 3),
                 started_at=format_started_at(datetime.fromtimestamp(result.started_at, UTC)),
@@ -107,4 +108,9 @@ def _extra(result: EntryResult, context: Mapping[str, str]) -> dict[str, object]
         extra["unstarted_trials"] = result.unstarted
     if result.saved:
         extra["saved_trials"] = result.saved
+    if result.control is not None:
+        extra["control_key"] = result.control.key
+        extra["vacuous"] = result.control.vacuous
+        if result.control.held:
+            extra["held"] = list(result.control.held)
     return extra

@@ -9,6 +9,7 @@ from typing import Literal
 
 from ..agents import Agent, AgentSpec, create_agent
 from ..errors import UsageError
+from ..agents.noop import NoopAgent
 from ..evidence import JsonValue
 from ..hashing import canonical_json, tagged_sha256
 from ..sandbox import TemplateFilter
@@ -16,7 +17,23 @@ from ..select import cache_decision, shard_of, tree_hash
 from ..spec import EvalSpec, RenderedPrompt, cache_material, render_options, render_prompt, secret_marker
 from ._selection import Selection
 
-__all__ = ["ADAPTIVE_MIN_TRIALS", "Action", "AgentPool", "PlanEntry", "agent_label", "build_plan"]
+__all__ = [
+    "ADAPTIVE_MIN_TRIALS",
+    "CONTROL_AGENT",
+    "CONTROL_LABEL",
+    "Action",
+    "AgentPool",
+    "PlanEntry",
+    "agent_label",
+    "build_plan",
+    "control_entry",
+]
+
+CONTROL_LABEL = "noop-control"
+"""The agent label of an eval's negative control (a label no listed agent can get: ``name-N`` has digits)."""
+
+CONTROL_AGENT = AgentSpec("noop", {}, "the negative control")
+"""The negative control's agent: the built-in noop, which does nothing."""
 
 ADAPTIVE_MIN_TRIALS = 3
 """The first wave of ``--adaptive`` for evals that name no minimum: fewer says too little to stop on."""
@@ -39,6 +56,8 @@ class PlanEntry:
     model: str | None = None
     last: object | None = field(default=None, compare=False)
     rendered: RenderedPrompt | None = field(default=None, compare=False, repr=False)
+    control: bool = False
+    """The eval's negative control: its assertions on a sandbox no agent touched."""
 
     @property
     def key(self) -> str:
@@ -61,6 +80,12 @@ class AgentPool:
     def get(self, spec: AgentSpec) -> Agent:
         """The adapter for this entry, created on first use with its options rendered."""
         options = render_options(spec.options, self._secret_values)
+        if spec is CONTROL_AGENT:
+            # Built in, so a negative control never depends on how the package was installed.
+            key = b"negative-control"
+            if key not in self._agents:
+                self._agents[key] = NoopAgent()
+            return self._agents[key]
         key = canonical_json({"name": spec.name, "options": options})
         if key not in self._agents:
             self._agents[key] = create_agent(replace(spec, options=options))
@@ -123,6 +148,33 @@ def _effective_trials(spec: EvalSpec, trials: int | None, adaptive: bool) -> Eva
     if (most, least) == (spec.trials, spec.min_trials):
         return spec
     return replace(spec, trials=most, min_trials=least)
+
+
+def control_entry(entry: PlanEntry, pool: AgentPool) -> PlanEntry:
+    """The negative control of ``entry``'s eval: one noop trial, with its own cache key.
+
+    The key covers what decides the control's outcome (prompt, template, shims, assertions, timeout)
+    and not the eval's agents, so one control serves every agent of the eval.
+    """
+    once = replace(entry.spec, trials=1, min_trials=None, pass_rate=1.0)
+    agent = pool.get(CONTROL_AGENT)
+    assert entry.rendered is not None
+    template = once.template
+    material: JsonValue = cache_material(
+        once,
+        CONTROL_AGENT,
+        entry.rendered,
+        agent_version=agent.version(),
+        template_tree_hash=(
+            tree_hash(template, TemplateFilter.of(once.template_exclude)) if template is not None else None
+        ),
+    )
+    reason = "negative control: the assertions on a sandbox no agent touched"
+    return PlanEntry(
+        once, CONTROL_AGENT, CONTROL_LABEL, "run", reason, cache_key=tagged_sha256(canonical_json(material)),
+        prompt_sha256=entry.prompt_sha256, agent_version=agent.version(), rendered=entry.rendered,
+        control=True,
+    )  # fmt: skip
 
 
 def build_plan(

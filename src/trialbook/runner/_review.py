@@ -125,6 +125,7 @@ def table_rows(report: RunReport) -> list[TableRow]:
             verdict: str = entry.action
             last = entry.last
             if entry.action == "cached" and last is not None:
-                verdict = f"cached ({getattr(last, 'verdict', '?')})"
+                vacuous = (getattr(last, "extra", None) or {}).get("vacuous") is True
+                verdict = f"cached ({'vacuous' if vacuous else getattr(last, 'verdict', '?')})"
             rows.append(TableRow(entry.spec.id, entry.label, None, None, verdict, None, None))
     return rows

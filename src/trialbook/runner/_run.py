@@ -17,7 +17,8 @@ from ..masking import Masker
 from ..select import BaseTree, changed_evals, head_commit
 from ..spec import EvalSpec, load_evals
 from ._cancel import current_cancellation
-from ._engine import EntryResult, run_plan
+from ._controls import apply_controls, plan_controls
+from ._engine import ControlOutcome, EntryResult, run_plan
 from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._folder import StagedFolder, check_owned, ownership_problem
 from ._forecast import Forecast, forecast
@@ -63,6 +64,10 @@ class RunReport:
     refusals: list[str] = field(default_factory=list)
     """For a dry run: every reason the real run would refuse to start (it then exits 2)."""
     base_windows: dict[str, list[HistoryLine]] = field(default_factory=dict)
+    controls: list[PlanEntry] = field(default_factory=list)
+    """Negative controls to run (one noop trial per eval whose control history does not know)."""
+    known_controls: dict[str, ControlOutcome] = field(default_factory=dict)
+    """Negative-control outcomes history already holds for this run's keys, by eval id."""
     forecast: Forecast | None = None
     """Expected cost and wall time of the ``run`` entries, from history (``unknown`` without it)."""
     over_budget: str | None = None
@@ -89,7 +94,8 @@ class RunReport:
         cached_failures = [
             e for e in self.plan if e.action == "cached" and getattr(e.last, "verdict", "") == "fail"
         ]
-        if any(v in ("fail", "error") for v in verdicts) or cached_failures or self.history_error:
+        failing = ("fail", "error", "vacuous")
+        if any(v in failing for v in verdicts) or cached_failures or self.history_error:
             return ExitCode.FAILED
         if any(v == "incomplete" for v in verdicts):
             return ExitCode.BUDGET
@@ -214,6 +220,7 @@ def _plan(
     runnable = [entry for entry in plan if entry.action == "run"]
     recent = recent_lines(store, runnable) if store is not None else {}
     report.forecast = forecast(runnable, recent, concurrency=options.concurrency)
+    report.controls, report.known_controls = plan_controls(plan, pool, store, force=options.force)
     report.over_budget = _over_budget(report.forecast, options.budget_usd)
     if store is not None and not options.dry_run:
         # Read before this run appends: the comparison is with what came before it.
@@ -264,7 +271,7 @@ def _run_and_write(
     results_dir: Path,
 ) -> None:
     cancel = current_cancellation()
-    report.results, report.ledger = asyncio.run(
+    report.results, report.ledger, checks = asyncio.run(
         run_plan(
             report.plan,
             pool=pool,
@@ -276,12 +283,14 @@ def _run_and_write(
             sink=sink,
             keep_sandboxes=options.keep_sandboxes,
             cancel=cancel,
+            controls=report.controls,
         )
     )
     finished = time.time()
     commit = options.environ.get("GITHUB_SHA") or head_commit(options.repo)
     if cancel is not None:
         report.cancelled_by = cancel.signum
+    apply_controls(report.results, checks, report.known_controls)
     report.suite = build_suite(
         report.plan,
         report.results,

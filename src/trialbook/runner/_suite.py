@@ -18,6 +18,7 @@ _OUTCOME: dict[str, Outcome] = {
     "fail": "failed",
     "error": "error",
     "incomplete": "incomplete",
+    "vacuous": "failed",
 }
 
 
@@ -63,6 +64,10 @@ def _ran(result: EntryResult) -> TestReport:
             "unstarted_trials": result.unstarted,
             "saved_trials": result.saved,
             "cancelled_trials": result.cancelled,
+            "negative_control": None
+            if result.control is None
+            else ("vacuous" if result.control.vacuous else "ok"),
+            "vacuous_held": list(result.control.held) if result.control and result.control.vacuous else None,
             "verdict": result.verdict,
             "cost_usd": result.cost_usd,
             "unused_shims": list(result.unused_shims),

@@ -103,6 +103,13 @@ FIELDS: tuple[FieldDoc, ...] = (
         "pass_rate: 0.67",
     ),
     FieldDoc(
+        "negative_control",
+        {"type": "boolean", "default": True},
+        "Also check the assertions on an untouched sandbox (the noop agent); false for evals that check "
+        "that nothing changes.",
+        "negative_control: false",
+    ),
+    FieldDoc(
         "sandbox",
         {
             "type": "object",

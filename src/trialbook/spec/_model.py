@@ -48,6 +48,7 @@ class EvalSpec:
     trials: int = 1
     pass_rate: float = 1.0
     min_trials: int | None = None
+    negative_control: bool = True
     template: Path | None = None
     template_exclude: tuple[str, ...] = ()
     shims: tuple[ShimSpec, ...] = ()

@@ -36,6 +36,7 @@ class _EvalReader:
         self.agents: tuple[AgentSpec, ...] | None = None
         self.trials: int | None = 1
         self.min_trials: int | None = None
+        self.negative_control = True
         self.pass_rate: float | None = 1.0
         self.template: Path | None = None
         self.template_exclude: tuple[str, ...] | None = ()
@@ -113,6 +114,12 @@ class _EvalReader:
             self.ctx.problems.add(node.line, "pass_rate", f"{rate:g} is out of range", fix)
             rate = None
         self.pass_rate = rate
+
+    def read_negative_control(self, node: Node) -> None:
+        if not isinstance(node.value, bool):
+            self.ctx.read.wrong(node, "negative_control", "true or false", _EXAMPLE["negative_control"])
+            return
+        self.negative_control = node.value
 
     def read_sandbox(self, node: Node) -> None:
         entries = self.ctx.read.mapping(node, "sandbox", _EXAMPLE["sandbox"])
@@ -196,6 +203,7 @@ READERS: dict[str, Callable[[_EvalReader, Node], None]] = {
     "agents": _EvalReader.read_agents,
     "trials": _EvalReader.read_trials,
     "pass_rate": _EvalReader.read_pass_rate,
+    "negative_control": _EvalReader.read_negative_control,
     "sandbox": _EvalReader.read_sandbox,
     "shims": _EvalReader.read_shims,
     "assert": _EvalReader.read_assert,
@@ -261,6 +269,7 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         agents=r.agents,
         trials=r.trials,
         min_trials=r.min_trials,
+        negative_control=r.negative_control,
         pass_rate=r.pass_rate,
         template=r.template,
         template_exclude=r.template_exclude,
