@@ -8,8 +8,8 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ..agents import Agent, AgentSpec, create_agent
-from ..errors import UsageError
 from ..agents.noop import NoopAgent
+from ..errors import UsageError
 from ..evidence import JsonValue
 from ..hashing import canonical_json, tagged_sha256
 from ..sandbox import TemplateFilter
