@@ -30,9 +30,17 @@ def _trial_folders(root: Path) -> list[str]:
 
 def test_an_always_passing_agent_stops_at_the_minimum(invoke: Invoke, tmp_path: Path) -> None:
     _eval(tmp_path, "{max: 10, min: 3}", 0.5, "touch done.txt")
-    result = invoke("eval", "evals", "--concurrency", "4", "--history-dir", "history")
+    result = invoke("eval", "evals", "--concurrency", "4", "--history-dir", "history", "--junit", "junit.xml")
     assert result.exit_code == 0, result.output
     assert _trial_folders(tmp_path) == ["trial-1", "trial-2", "trial-3"]
+    assert "3/3 (44–100%)" in result.output
+    junit = (tmp_path / "junit.xml").read_text()
+    for name, value in (
+        ("pass_rate_ci95_low", "0.4385"),
+        ("pass_rate_ci95_high", "1.0"),
+        ("saved_trials", "7"),
+    ):
+        assert f'<property name="{name}" value="{value}" />' in junit
     assert "decided after 3 of 10 trials, 7 saved" in result.output
     assert "adaptive trials: 7 of 10 planned trials not needed" in result.output
     suite = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
@@ -40,6 +48,7 @@ def test_an_always_passing_agent_stops_at_the_minimum(invoke: Invoke, tmp_path: 
     props = test["properties"]
     assert (props["trials"], props["passed"], props["saved_trials"], props["verdict"]) == (3, 3, 7, "pass")
     assert (props["planned_trials"], props["min_trials"]) == (10, 3)
+    assert (props["pass_rate_ci95_low"], props["pass_rate_ci95_high"]) == (0.4385, 1.0)
     (line,) = (tmp_path / "history/steady.jsonl").read_text().splitlines()
     assert json.loads(line)["extra"]["saved_trials"] == 7
     assert json.loads(line)["trials"] == 3

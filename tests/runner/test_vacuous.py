@@ -40,9 +40,9 @@ def test_an_eval_that_passes_with_no_agent_is_vacuous_and_fails_the_run(
     summary = (tmp_path / "summary.md").read_text()
     assert "🕳️ vacuous" in summary and "1 vacuous" in summary
     assert 'negative control: with no agent at all, this assertion held: not_ran "foo"' in summary
-    control = tmp_path / ".trialbook/results/evals/quiet/noop-control/trial-1/result.json"
+    control = tmp_path / ".trialbook/runs/latest/controls/quiet/trial-1/result.json"
     assert json.loads(control.read_text())["result"]["agent_name"] == "noop"
-    suite = json.loads((tmp_path / ".trialbook/results/suite.json").read_text())
+    suite = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
     (test,) = suite["tests"]
     assert test["outcome"] == "failed"
     assert test["properties"]["negative_control"] == "vacuous"
@@ -56,7 +56,8 @@ def test_an_eval_that_passes_with_no_agent_is_vacuous_and_fails_the_run(
     assert again.exit_code == 1, again.output
     assert " trial " not in again.output  # cached: no trial started, the control included
     assert "cached (vacuous)" in again.output
-    assert not (tmp_path / ".trialbook/results/evals").exists()
+    assert not (tmp_path / ".trialbook/runs/latest/evals").exists()
+    assert not (tmp_path / ".trialbook/runs/latest/controls").exists()
 
 
 def test_the_opt_out_key_makes_it_pass(invoke: Invoke, tmp_path: Path) -> None:
@@ -64,7 +65,7 @@ def test_the_opt_out_key_makes_it_pass(invoke: Invoke, tmp_path: Path) -> None:
     result = invoke("eval", "evals", "--history-dir", "history")
     assert result.exit_code == 0, result.output
     assert " pass " in _row(result.output, "quiet")
-    assert not (tmp_path / ".trialbook/results/evals/quiet/noop-control").exists()
+    assert not (tmp_path / ".trialbook/runs/latest/controls/quiet").exists()
 
 
 def test_the_control_runs_once_per_cache_key(invoke: Invoke, tmp_path: Path) -> None:
@@ -80,7 +81,7 @@ def test_the_control_runs_once_per_cache_key(invoke: Invoke, tmp_path: Path) -> 
     )
     first = invoke("eval", "evals", "--history-dir", "history")
     assert first.exit_code == 0, first.output
-    assert (tmp_path / ".trialbook/results/evals/make/noop-control/trial-1").is_dir()
+    assert (tmp_path / ".trialbook/runs/latest/controls/make/trial-1").is_dir()
     lines = [json.loads(t) for t in (tmp_path / "history/make.jsonl").read_text().splitlines()]
     assert {line["extra"]["vacuous"] for line in lines} == {False}
     assert len({line["extra"]["control_key"] for line in lines}) == 1
@@ -90,7 +91,7 @@ def test_the_control_runs_once_per_cache_key(invoke: Invoke, tmp_path: Path) -> 
     second = invoke("eval", "evals", "--history-dir", "history")
     assert second.exit_code == 0, second.output
     assert "make [fake] trial 1: pass" in second.output
-    assert not (tmp_path / ".trialbook/results/evals/make/noop-control").exists()
+    assert not (tmp_path / ".trialbook/runs/latest/controls/make").exists()
 
 
 def test_noop_is_a_registered_agent(invoke: Invoke, tmp_path: Path) -> None:

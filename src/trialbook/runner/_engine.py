@@ -158,6 +158,9 @@ class EntryResult:
 
 
 def _trial_folder(results_dir: Path, entry: PlanEntry, trial: int) -> Path:
+    if entry.control:
+        # Beside evals/, not in it: a negative control is no agent of the eval.
+        return results_dir / "controls" / entry.spec.id / f"trial-{trial}"
     return results_dir / "evals" / entry.spec.id / entry.label / f"trial-{trial}"
 
 
