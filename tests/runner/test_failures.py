@@ -110,7 +110,8 @@ def test_secret_values_never_reach_results_or_terminal(invoke: Invoke, tmp_path:
     assert any(p.name == "calls.jsonl" for p in written)
     for path in written:
         assert secret.encode() not in path.read_bytes(), path
-    calls = next(p for p in written if p.name == "calls.jsonl").read_text()
+    # The agent's calls, not the negative control's (which ran nothing).
+    calls = next(p for p in written if p.name == "calls.jsonl" and "controls" not in p.parts).read_text()
     assert "***" in calls
 
 
