@@ -43,8 +43,8 @@ def test_params_and_secrets_are_filled_and_masked(project: Path) -> None:
 
 def test_the_hash_form_does_not_change_with_the_secret_value(project: Path) -> None:
     spec = spec_in(project)
-    first = render_prompt(spec, {"NEON_API_KEY": "a", "DB_PASSWORD": "b"})
-    rotated = render_prompt(spec, {"NEON_API_KEY": "c", "DB_PASSWORD": "d"})
+    first = render_prompt(spec, {"NEON_API_KEY": "a-secret", "DB_PASSWORD": "b-secret"})
+    rotated = render_prompt(spec, {"NEON_API_KEY": "c-secret", "DB_PASSWORD": "d-secret"})
     assert first.for_hash == rotated.for_hash
     assert first.text != rotated.text
 
@@ -58,7 +58,7 @@ def test_unset_secrets_are_named_with_file_and_line(project: Path) -> None:
         "(export DB_PASSWORD before running, or add it to the CI job's environment)",
     ]
     assert check_secrets(spec, {"NEON_API_KEY": ""}) == expected
-    assert check_secrets(spec, {"NEON_API_KEY": "k", "DB_PASSWORD": "p"}) == []
+    assert check_secrets(spec, {"NEON_API_KEY": "key-1234", "DB_PASSWORD": "pw-12345"}) == []
     with pytest.raises(ConfigError) as caught:
         render_prompt(spec, {})
     assert caught.value.problems == expected
@@ -89,6 +89,6 @@ def test_a_secret_containing_another_is_masked_whole(project: Path) -> None:
         "prompt_text: '{{ secrets.A }} {{ secrets.B }}'\nsecrets: [A, B]\nagents: [literal]\n",
     )
     (spec,) = load("evals")
-    rendered = render_prompt(spec, {"A": "abc", "B": "abcdef"})
-    assert rendered.text == "abc abcdef"
+    rendered = render_prompt(spec, {"A": "abcd", "B": "abcdefgh"})
+    assert rendered.text == "abcd abcdefgh"
     assert rendered.masked_text == "*** ***"

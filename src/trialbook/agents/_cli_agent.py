@@ -89,8 +89,10 @@ class CliAgent:
     ) -> LoggedRun:
         """Run one trial's process and save its masked stdout and stderr in the trial's output folder."""
         run = await run_cli(argv, cwd=task.workdir, env=env, timeout_s=task.timeout_s, watch=watch)
-        masker = masker_for(env)
-        lines = tuple(masker.text(line) for line in run.lines)
+        # The run's masker, plus credentials this adapter found in the runner's environment itself.
+        masker = masker_for(env, task.masker)
+        # Masked as JSON, value by value: masking the line's text could cut a JSON string short.
+        lines = tuple(masker.json_line(line) for line in run.lines)
         out = task.output_dir
         atomic_write_text(out / f"{self.COMMAND}.jsonl", "".join(f"{line}\n" for line in lines))
         atomic_write_text(out / f"{self.COMMAND}.stderr.log", masker.text(run.stderr))

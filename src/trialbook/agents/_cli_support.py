@@ -173,6 +173,6 @@ def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(sorted(found, key=len, reverse=True))
 
 
-def masker_for(env: Mapping[str, str]) -> Masker:
-    """A masker for the secret-looking values of an agent's environment (keys the runner may not know)."""
-    return Masker(secret_values(env))
+def masker_for(env: Mapping[str, str], base: Masker | None = None) -> Masker:
+    """``base`` (the run's masker) plus the secret-looking values of an agent's environment."""
+    return (base or Masker()).extended(secret_values(env))

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from ..evidence import AgentResult, JsonValue
+from ..masking import Masker
 
 __all__ = ["Agent", "AgentFactory", "AgentSpec", "AgentTask", "Availability"]
 
@@ -44,7 +45,9 @@ class AgentTask:
     ``env`` is the complete environment the agent's processes get: the sandbox's (shims first on PATH,
     isolated HOME, declared secrets) plus the agent entry's ``env``. Adapters add only the variables of
     the runner's own environment that they document (credentials, endpoints) and nothing else.
-    ``output_dir`` is this trial's transcript folder: adapters write the agent's raw output there.
+    ``output_dir`` is this trial's transcript folder: adapters write the agent's output there, masked with
+    ``masker`` as it is written (the run's masker, holding every secret of the run), so a run stopped
+    mid-trial leaves nothing unmasked in it.
     """
 
     prompt: str
@@ -56,6 +59,7 @@ class AgentTask:
     max_cost_usd: float | None = None
     eval_id: str = ""
     trial: int = 1
+    masker: Masker = field(default_factory=Masker)
 
 
 @runtime_checkable

@@ -6,18 +6,27 @@ variables and shell functions carry from one step to the next. Each step is sour
 ``pipefail``; the first failing step ends the shell, and the steps after it are not run. A small
 progress file says which step started and how it ended, so a kill at the deadline still tells which step
 was running.
+
+The step files bash reads and writes hold the secrets the prompt was rendered with, so they live in a
+private folder inside the sandbox's temporary folder, removed when the agent returns. The trial's output
+folder only ever receives masked copies (``literal/step-N.sh``, ``step-N.out``, ``progress``), written
+when the steps end, time out or are cancelled.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shlex
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
 from .._words import plural
 from ..errors import ConfigError
 from ..evidence import AgentResult, StopReason
-from ..fsutil import atomic_write_text
+from ..fsutil import atomic_write_bytes, atomic_write_text
+from ..masking import Masker
 from ..sandbox._shims import bash_path
 from ..sandbox.process import ProcessOutcome, run_process
 from ._fences import ShellStep, shell_steps
@@ -62,6 +71,20 @@ def _describe(step: ShellStep, total: int) -> str:
     return f"step {step.index} of {total} (line {step.line})"
 
 
+def _scratch_folder(task: AgentTask) -> Path:
+    """A private folder for the raw step files: in the sandbox's TMPDIR when it has one."""
+    parent = task.env.get("TMPDIR")
+    if parent is None or not Path(parent).is_dir():
+        parent = None
+    return Path(tempfile.mkdtemp(prefix=".trialbook-literal-", dir=parent))
+
+
+def _publish_masked(scratch: Path, folder: Path, masker: Masker) -> None:
+    for path in [*sorted(scratch.glob("step-*.out")), scratch / "progress"]:
+        with contextlib.suppress(OSError):
+            atomic_write_bytes(folder / path.name, masker.bytes(path.read_bytes()))
+
+
 class LiteralAgent(LocalAgent):
     """Runs a rendered prompt's fenced shell blocks in order in the sandbox."""
 
@@ -76,23 +99,31 @@ class LiteralAgent(LocalAgent):
         steps = shell_steps(task.prompt)
         folder = task.output_dir / "literal"
         folder.mkdir(parents=True, exist_ok=True)
-        for step in steps:
-            (folder / f"step-{step.index}.sh").write_text(step.script, encoding="utf-8")
+        scratch = _scratch_folder(task)
         try:
-            outcome = await run_process(
-                [bash_path(), "-c", _driver(folder, len(steps))],
-                cwd=task.workdir,
-                env=task.env,
-                timeout_s=task.timeout_s,
-                merge_stderr=True,
-            )
-        except OSError as exc:
-            message = f"could not start bash for the literal steps: {exc}"
-            return local_result(
-                agent_name=self.name, task=task, steps=[], final_message=None, success=False,
-                stop_reason="execution_error", error=message, started=started,
-            )  # fmt: skip
-        return self._result(task, steps, folder, outcome, started)
+            for step in steps:
+                (scratch / f"step-{step.index}.sh").write_text(step.script, encoding="utf-8")
+                atomic_write_text(folder / f"step-{step.index}.sh", task.masker.text(step.script))
+            try:
+                outcome = await run_process(
+                    [bash_path(), "-c", _driver(scratch, len(steps))],
+                    cwd=task.workdir,
+                    env=task.env,
+                    timeout_s=task.timeout_s,
+                    merge_stderr=True,
+                )
+            except OSError as exc:
+                message = f"could not start bash for the literal steps: {exc}"
+                return local_result(
+                    agent_name=self.name, task=task, steps=[], final_message=None, success=False,
+                    stop_reason="execution_error", error=message, started=started,
+                )  # fmt: skip
+            return self._result(task, steps, scratch, outcome, started)
+        finally:
+            # Also on cancellation: whatever the steps printed so far is kept, masked, and the raw
+            # files go.
+            _publish_masked(scratch, folder, task.masker)
+            shutil.rmtree(scratch, ignore_errors=True)
 
     def _result(
         self, task: AgentTask, steps: list[ShellStep], folder: Path, outcome: ProcessOutcome, started: float
@@ -134,7 +165,7 @@ class LiteralAgent(LocalAgent):
             later = f"; {plural(skipped, 'later step')} not run" if skipped else ""
             message = f"{_describe(current, len(steps)).capitalize()} {what} exit code {code}{later}."
         transcript.append(f"=== {message} ===\n")
-        atomic_write_text(task.output_dir / "literal.log", "\n".join(transcript))
+        atomic_write_text(task.output_dir / "literal.log", task.masker.text("\n".join(transcript)))
         return local_result(
             agent_name=self.name, task=task, steps=records, final_message=message, success=success,
             stop_reason=stop_reason, error=error, started=started,

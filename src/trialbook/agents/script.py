@@ -99,7 +99,7 @@ class ScriptAgent(LocalAgent):
             step, stop_reason, said = await self._run_function(self.script, task)
             shown = f"python {_reference(self.script)}"
         log = f"$ {shown}\n{step.output}--- {step.error or 'exit code 0'} ---\n"
-        atomic_write_text(task.output_dir / "script.log", log)
+        atomic_write_text(task.output_dir / "script.log", task.masker.text(log))
         result = local_result(
             agent_name=self.name, task=task, steps=[step], final_message=said, success=step.error is None,
             stop_reason=stop_reason, error=step.error, started=started,

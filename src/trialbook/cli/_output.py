@@ -42,6 +42,8 @@ def render_plan(report: RunReport) -> str:
 def emit_report(report: RunReport, options: RunOptions) -> int:
     """Print the outcome of a run, write the optional files, and return the exit code."""
     mask = report.masker.text
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if report.dry_run:
         click.echo(mask(render_plan(report)))
         if report.refusals:
@@ -107,7 +109,8 @@ def write_report_files(report: RunReport, options: RunOptions) -> None:
         return
     mask = report.masker.text
     if options.junit is not None:
-        atomic_write_text(options.junit, mask(render_junit(report.suite)))
+        # Masked value by value inside the renderer: masking the finished XML could touch its markup.
+        atomic_write_text(options.junit, render_junit(report.suite, mask))
     if options.summary is not None:
         review = review_of(report)
         text = render_summary(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import click
 from ..errors import ConfigError, ExitCode, TrialbookError
 from ..evidence import JsonObject
 from ..runner import RunOptions, load_specs
+from ..spec import EvalSpec, short_secrets
 from ._common import paths_argument
 from ._json import document, echo_json
 
@@ -31,6 +33,15 @@ def _problem_json(text: str) -> JsonObject:
     }
 
 
+def _load(options: RunOptions) -> list[EvalSpec]:
+    specs = load_specs(options)
+    # A secret set here to a value too short to mask would refuse `eval`: say so now.
+    short = [problem for spec in specs for problem in short_secrets(spec, os.environ)]
+    if short:
+        raise ConfigError(short)
+    return specs
+
+
 @click.command("validate")
 @paths_argument()
 @click.option(
@@ -40,16 +51,17 @@ def validate_command(paths: tuple[str, ...], as_json: bool) -> None:
     """Check eval files: keys, types, prompt files, placeholders, secrets declared, agents, patterns.
 
     Every problem of every file is reported at once, each naming the file, line and field. Exit code 2
-    when anything is wrong.
+    when anything is wrong, including a declared secret set in the environment to a value too short to
+    mask (one to three characters), which `eval` would refuse.
     """
     options = RunOptions(paths=tuple(Path(p) for p in paths) or (Path("evals"),))
     if not as_json:
-        specs = load_specs(options)
+        specs = _load(options)
         files = {spec.source for spec in specs}
         click.echo(f"ok: {len(specs)} eval(s) in {len(files)} file(s)")
         return
     try:
-        specs = load_specs(options)
+        specs = _load(options)
     except ConfigError as exc:
         echo_json(document("validate", ok=False, evals=[], problems=[_problem_json(p) for p in exc.problems]))
         raise SystemExit(exc.exit_code) from None

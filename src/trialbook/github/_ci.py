@@ -29,6 +29,7 @@ from ..runner import ProgressSink, RunOptions, RunReport, load_specs, run
 from ..runner._folder import claim
 from ..runner._record import pending_lines
 from ..runner._review import review_of
+from ..runner._secrets import run_masker
 from ..select import parse_shard
 from ._commands import emit_annotation, mask_secrets
 from ._comment import upsert_sticky_comment
@@ -45,9 +46,8 @@ TITLE = "trialbook evals"
 
 
 def _declared_secret_values(options: RunOptions) -> list[str]:
-    specs = load_specs(options)
-    names = {name for spec in specs for name in spec.secrets}
-    return [options.environ[name] for name in sorted(names) if options.environ.get(name)]
+    # The same values the run's masker will hold: declared secrets and provider keys.
+    return list(run_masker(load_specs(options), options.environ).values)
 
 
 def _base_lookup(report: RunReport) -> dict[tuple[str, str], BaseResult]:

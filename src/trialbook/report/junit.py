@@ -1,12 +1,22 @@
-"""JUnit XML from a suite report, for CI systems that display it (pure)."""
+r"""JUnit XML from a suite report, for CI systems that display it (pure).
+
+The file is always well-formed XML 1.0, whatever the agents printed: characters XML 1.0 forbids (control
+characters other than tab, newline and carriage return, such as the ESC of coloured output or a NUL, and
+U+FFFE/U+FFFF) are written as the text ``\xNN`` or ``\uNNNN``. Text is masked after that replacement and
+before it is escaped, so neither the replacement nor the escaping can bring a secret back.
+"""
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 
 from ..evidence import SuiteReport
 
-__all__ = ["render_junit"]
+__all__ = ["render_junit", "xml_safe"]
+
+_FORBIDDEN = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 _PROPERTIES = (
     "agent_version",
@@ -25,12 +35,31 @@ _PROPERTIES = (
 """Properties copied onto each test case; unknown values (``None``) are left out rather than written."""
 
 
-def render_junit(suite: SuiteReport) -> str:
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def xml_safe(text: str) -> str:
+    r"""``text`` with every character XML 1.0 forbids written as ``\xNN`` (``\uNNNN`` above U+00FF)."""
+    return _FORBIDDEN.sub(_visible, text)
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def render_junit(suite: SuiteReport, mask: Callable[[str], str] = _identity) -> str:
     """One ``testcase`` per eval × agent; failures carry the assertion messages, errors the agent error.
 
     Cached pairs are reported as passing (or failing) test cases with a ``cached`` property, skipped ones as
-    skipped, so the counts in a CI dashboard match trialbook's own summary.
+    skipped, so the counts in a CI dashboard match trialbook's own summary. ``mask`` is applied to every
+    text and attribute value (never to the markup) after forbidden characters are replaced.
     """
+
+    def clean(text: str) -> str:
+        return mask(xml_safe(text))
+
     counts = suite.outcome_counts
     root = ET.Element(
         "testsuite",
@@ -49,10 +78,14 @@ def render_junit(suite: SuiteReport) -> str:
         case = ET.SubElement(
             root,
             "testcase",
-            {"classname": agent or "trialbook", "name": eval_id, "time": f"{test.duration_s or 0.0:.3f}"},
+            {
+                "classname": clean(agent or "trialbook"),
+                "name": clean(eval_id),
+                "time": f"{test.duration_s or 0.0:.3f}",
+            },
         )
-        message = "\n".join(test.assertion_errors)
-        first = test.assertion_errors[0] if test.assertion_errors else ""
+        message = clean("\n".join(test.assertion_errors))
+        first = clean(test.assertion_errors[0]) if test.assertion_errors else ""
         if test.outcome == "failed" or (
             test.outcome == "cached" and test.properties.get("cached_verdict") == "fail"
         ):
@@ -66,11 +99,11 @@ def render_junit(suite: SuiteReport) -> str:
             )
             node.text = message
         elif test.outcome == "skipped":
-            ET.SubElement(case, "skipped", {"message": str(test.properties.get("reason", ""))})
+            ET.SubElement(case, "skipped", {"message": clean(str(test.properties.get("reason", "")))})
         props = ET.SubElement(case, "properties")
         for key in _PROPERTIES:
             value = test.properties.get(key)
             if value is not None:  # unknown stays unknown: no value="None"
-                ET.SubElement(props, "property", {"name": key, "value": str(value)})
+                ET.SubElement(props, "property", {"name": key, "value": clean(str(value))})
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -18,24 +18,54 @@ from ..evidence import (
 from ..fsutil import atomic_write_bytes
 from ..masking import Masker
 
-__all__ = ["mask_folder", "write_json", "write_trial_files"]
+__all__ = ["mask_call_log", "mask_folder", "write_json", "write_trial_files"]
 
 
 def write_json(path: Path, value: JsonObject, masker: Masker) -> None:
-    """Mask one JSON document and publish it the way evidence is published (atomic, clear errors)."""
+    """Publish one JSON document with its string values masked (keys are structure and stay as they are)."""
     masked = masker.json(value)
     assert isinstance(masked, dict)  # masking keeps an object an object
     publish_json(path, masked)
 
 
+def mask_call_log(data: bytes, masker: Masker) -> bytes:
+    """The call log with every argument, folder and error masked, line by line; keys and layout kept."""
+    if not masker.active:
+        return data
+    lines = data.split(b"\n")
+    out = []
+    for line in lines:
+        text = line.decode("utf-8", errors="replace")
+        masked = masker.json_line(text)
+        out.append(line if masked == text else masked.encode("utf-8"))
+    return b"\n".join(out)
+
+
+def _masked_file(path: Path, data: bytes, masker: Masker) -> bytes:
+    if path.suffix in (".jsonl", ".json"):
+        # JSON an adapter saved is masked value by value, so the file still parses afterwards.
+        return mask_call_log(data, masker) if path.suffix == ".jsonl" else _masked_json(data, masker)
+    return masker.bytes(data)
+
+
+def _masked_json(data: bytes, masker: Masker) -> bytes:
+    text = data.decode("utf-8", errors="replace")
+    masked = masker.json_line(text)
+    return data if masked == text else masked.encode("utf-8") + b"\n"
+
+
 def mask_folder(folder: Path, masker: Masker) -> None:
-    """Mask secrets in every file an adapter wrote into a trial folder, in place and atomically."""
+    """Mask what adapters wrote into a trial folder, in place and atomically.
+
+    Adapters mask as they write; this pass catches a file an adapter wrote raw, so nothing in the results
+    folder is left unmasked whatever the adapter did.
+    """
     if not masker.active:
         return
     for path in sorted(folder.rglob("*")):
         if path.is_file() and not path.is_symlink():
             data = path.read_bytes()
-            masked = masker.bytes(data)
+            masked = _masked_file(path, data, masker)
             if masked != data:
                 atomic_write_bytes(path, masked)
 
@@ -49,17 +79,18 @@ def write_trial_files(
     *,
     notes: Sequence[str] = (),
 ) -> None:
-    """Write ``result.json`` and ``calls.jsonl`` next to the adapter's raw output, masking all of it.
+    """Write ``result.json`` and ``calls.jsonl`` next to the adapter's output.
 
-    ``notes`` are what a reader should know that is neither a failed check nor evidence, such as a shim
-    that was declared and never called.
+    ``result`` and ``assertions`` are already masked; the call log comes raw from the sandbox and is
+    masked here, before it reaches the results folder. ``notes`` are what a reader should know that is
+    neither a failed check nor evidence, such as a shim that was declared and never called.
     """
     mask_folder(folder, masker)
-    atomic_write_bytes(folder / "calls.jsonl", masker.bytes(calls))
+    atomic_write_bytes(folder / "calls.jsonl", mask_call_log(calls, masker))
     document: dict[str, JsonValue] = {
         "schema_version": SCHEMA_VERSION,
         "assertions": [dict(asdict(record)) for record in assertions],
         "notes": list(notes),
         "result": dump_result(result),
     }
-    write_json(folder / "result.json", document, masker)
+    publish_json(folder / "result.json", document)

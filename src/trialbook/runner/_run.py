@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..agents import known_agent_names
 from ..errors import BudgetForecastError, ExitCode, RunAbortedError, UsageError
-from ..evidence import JsonObject, SuiteReport, suite_to_json
+from ..evidence import JsonObject, SuiteReport, publish_json, suite_to_json
 from ..history import HistoryLine, HistoryStore, NetworkTimeouts, open_store
 from ..leftovers import Swept, sweep
 from ..masking import Masker
@@ -31,6 +31,7 @@ from ._outputs import write_json
 from ._plan import AgentPool, PlanEntry, build_plan
 from ._record import ci_run_url, pending_lines, record, sync
 from ._runs import begin_run, finish_run, new_run_id, selection_for
+from ._secrets import run_masker, secret_warnings
 from ._suite import build_suite
 
 __all__ = ["RunReport", "SilentSink", "leftover_folders", "load_specs", "run", "sweep_leftovers"]
@@ -80,6 +81,7 @@ class RunReport:
     """The lines this run records, decided once (they are in the manifest too)."""
     cancelled_by: int | None = None
     """The signal that cancelled the run (``signal.SIGINT``, ``signal.SIGTERM``), if one did."""
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -145,6 +147,8 @@ def run(
     secret_names = sorted({name for spec in specs for name in spec.secrets})
     secret_values = {name: options.environ[name] for name in secret_names if name in options.environ}
     pool = AgentPool(secret_values, secret_names)
+    # Fed once, before any trial: whatever runs later can only print secrets it already knows of.
+    masker = run_masker(specs, options.environ, options.github_token)
     store = open_store(
         history_dir=options.history_dir,
         history_branch=options.history_branch,
@@ -158,7 +162,8 @@ def run(
     )
     try:
         report = _plan(options, specs, pool, store, notice)
-        report.masker = Masker(secret_values.values())
+        report.masker = masker
+        report.warnings = secret_warnings(specs, options.environ)
         runnable = [entry for entry in report.plan if entry.action == "run"]
         what = "--results-dir" if options.results_dir is not None else "the runs folder"
         if options.dry_run:
@@ -299,7 +304,9 @@ def _run_and_write(
         git_commit=commit,
         ci_run_url=ci_run_url(options),
     )
-    write_json(results_dir / "suite.json", suite_to_json(report.suite), report.masker)
+    # Built from trials masked as they finished: masking the document again could only touch trialbook's
+    # own vocabulary (a secret "pass" would turn the outcome "passed" into "***ed").
+    publish_json(results_dir / "suite.json", suite_to_json(report.suite))
     assert report.run_id is not None
     report.history_lines = pending_lines(report, options)
     manifest = build_manifest(

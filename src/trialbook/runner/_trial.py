@@ -14,7 +14,7 @@ from typing import TypeVar
 from ..agents import Agent, AgentTask
 from ..assertions import Assertion, Call, evaluate_all
 from ..evidence import AgentResult, AssertionRecord
-from ..masking import Masker
+from ..masking import Masker, masked_call, masked_record, masked_result
 from ..sandbox import Sandbox, ShimConfig, create_sandbox
 from ..sandbox._changes import CHANGES_FILE, record_changes
 from ..sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
@@ -188,6 +188,7 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
             max_cost_usd=request.max_cost_usd,
             eval_id=request.eval_id,
             trial=request.trial,
+            masker=masker,
         )
         result = await _run_agent(agent, task)
         # What the agent left running (in its own session, double-forked) must not change the files the
@@ -208,6 +209,11 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         unused = unused_shims(request.shims, calls)
         records = await asyncio.to_thread(evaluate_all, request.assertions, finished)
         passed = trial_passed(result, [record.passed for record in records])
+        # Checks saw the real values; from here on, everything the trial captured is masked, before any
+        # of it is cut into a failure line, escaped into a report or written.
+        result = masked_result(result, masker)
+        records = tuple(masked_record(record, masker) for record in records)
+        calls = tuple(masked_call(call, masker) for call in calls)
         explanation = None
         if not passed:
             explanation = explain_trial(

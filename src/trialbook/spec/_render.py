@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
 from ..evidence import JsonValue
+from ..masking import MASK, Masker, length_problem
 from ._model import EvalSpec
 from ._placeholders import fill, fill_secrets, secret_marker
 from ._problems import display_path
 
-__all__ = ["MASK", "RenderedPrompt", "check_secrets", "render_options", "render_prompt"]
-
-MASK = "***"
-"""What a secret value is replaced by wherever trialbook shows or writes text."""
+__all__ = ["MASK", "RenderedPrompt", "check_secrets", "render_options", "render_prompt", "short_secrets"]
 
 
 @dataclass(frozen=True)
@@ -32,26 +30,34 @@ class RenderedPrompt:
     secret_values: dict[str, str] = field(repr=False)
 
 
-def _mask(text: str, values: Iterable[str]) -> str:
-    # Longest first, so a secret that contains another is masked whole; "" would match everywhere.
-    for value in sorted((v for v in values if v), key=len, reverse=True):
-        text = text.replace(value, MASK)
-    return text
-
-
 def check_secrets(spec: EvalSpec, environ: Mapping[str, str]) -> list[str]:
     """A problem for each declared secret that is unset or empty in ``environ``.
 
     Run before any trial: an eval whose secret is missing would fail in a way that looks like the agent's
-    fault. An empty value counts as unset, since masking an empty string is impossible.
+    fault. An empty value counts as unset, since masking an empty string is impossible, and a value of one
+    to three characters is refused: masking it would turn ordinary text into ``***``.
     """
     problems = []
     for name in spec.secrets:
         if not environ.get(name):
             problems.append(
-                f"{display_path(spec.source)}:{spec.line_of('secrets.' + name)}: secrets: {name} is not set "
+                f"{_where(spec, name)}: {name} is not set "
                 f"(export {name} before running, or add it to the CI job's environment)"
             )
+    return problems + short_secrets(spec, environ)
+
+
+def _where(spec: EvalSpec, name: str) -> str:
+    return f"{display_path(spec.source)}:{spec.line_of('secrets.' + name)}: secrets"
+
+
+def short_secrets(spec: EvalSpec, environ: Mapping[str, str]) -> list[str]:
+    """A problem for each declared secret set to a value too short to mask (one to three characters)."""
+    problems = []
+    for name in spec.secrets:
+        short = length_problem(name, environ.get(name, ""))
+        if short is not None:
+            problems.append(f"{_where(spec, name)}: eval {spec.id}: {short}")
     return problems
 
 
@@ -69,7 +75,7 @@ def render_prompt(spec: EvalSpec, environ: Mapping[str, str]) -> RenderedPrompt:
     for_hash = fill(spec.prompt_template, spec.params, {name: secret_marker(name) for name in spec.secrets})
     return RenderedPrompt(
         text=text,
-        masked_text=_mask(text, secrets.values()),
+        masked_text=Masker(secrets.values()).text(text),
         for_hash=for_hash,
         secret_values=secrets,
     )

@@ -108,7 +108,7 @@ class CopilotAgent:
             agent_version=self.version(),
             timeout_s=min(limits) if limits else None,
             output_dir=task.output_dir,
-            secrets=self._secrets(env),
+            secrets=(*task.masker.values, *self._secrets(env)),
         )
         return await run_trial(self.pool, trial)
 

@@ -1,0 +1,27 @@
+"""Secret masking: every form of every secret becomes ``***`` before trialbook cuts, escapes or writes it.
+
+One :class:`Masker` per run holds every secret of the run (declared ``secrets:``, provider keys given in
+agent options, the GitHub token) before the first trial starts. Captured text (agent output, tool calls,
+check results, call logs) is masked where it enters trialbook, so everything built from it afterwards
+(failure lines cut to length, JSON, JUnit, Markdown, GitHub outputs) only ever sees masked text. Structure
+(JSON keys, XML markup, file names trialbook chooses) is never masked.
+"""
+
+from ._evidence import masked_call, masked_record, masked_result
+from ._forms import MIN_FORM_LENGTH, secret_forms
+from ._masker import MASK, Masker
+from ._policy import SHORT_SECRET, WEAK_SECRET, length_problem, length_warning
+
+__all__ = [
+    "MASK",
+    "MIN_FORM_LENGTH",
+    "SHORT_SECRET",
+    "WEAK_SECRET",
+    "Masker",
+    "length_problem",
+    "length_warning",
+    "masked_call",
+    "masked_record",
+    "masked_result",
+    "secret_forms",
+]

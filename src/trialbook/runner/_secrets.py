@@ -1,0 +1,66 @@
+"""The run's one masker, fed with every secret of the run before the first trial starts.
+
+Secrets come from three places: the ``secrets:`` each eval declares, credentials written straight into an
+agent entry's options (an ``env`` value under a name such as ``OPENAI_API_KEY``), and the variables of the
+runner's environment that adapters pass to agent CLIs (provider keys, the GitHub token). Whatever an agent
+prints of any of them is masked in every file, stream and GitHub output of the run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+
+from ..agents.claude_code import PASSTHROUGH as CLAUDE_VARIABLES
+from ..agents.codex import PASSTHROUGH as CODEX_VARIABLES
+from ..agents.copilot._server import TOKEN_VARIABLES as COPILOT_VARIABLES
+from ..evidence import JsonValue
+from ..masking import Masker, length_warning
+from ..spec import EvalSpec
+
+__all__ = ["PROVIDER_VARIABLES", "run_masker", "secret_warnings"]
+
+PROVIDER_VARIABLES = (*CLAUDE_VARIABLES, *CODEX_VARIABLES, *COPILOT_VARIABLES)
+"""Variables of the runner's environment that adapters hand to agents; the credential ones are masked."""
+
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
+
+
+def _option_secrets(value: JsonValue, name: str = "") -> Iterator[str]:
+    if isinstance(value, str):
+        # A {{ secrets.X }} template is a declared secret, masked with its value; literals are masked as is.
+        if _SECRET_NAME.search(name) and "{{" not in value:
+            yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _option_secrets(item, name)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _option_secrets(item, str(key))
+
+
+def run_masker(
+    specs: Sequence[EvalSpec], environ: Mapping[str, str], github_token: str | None = None
+) -> Masker:
+    """A masker holding every secret value the run knows of (see the module docstring)."""
+    values = [environ[name] for spec in specs for name in spec.secrets if environ.get(name)]
+    for spec in specs:
+        for agent in spec.agents:
+            values.extend(_option_secrets(dict(agent.options)))
+    values.extend(
+        environ[name] for name in PROVIDER_VARIABLES if _SECRET_NAME.search(name) and environ.get(name)
+    )
+    if github_token:
+        values.append(github_token)
+    return Masker(values)
+
+
+def secret_warnings(specs: Sequence[EvalSpec], environ: Mapping[str, str]) -> list[str]:
+    """One warning per declared secret short enough that masking it hides ordinary words too."""
+    warnings: dict[str, str] = {}
+    for spec in specs:
+        for name in spec.secrets:
+            warning = length_warning(name, environ.get(name, ""))
+            if warning is not None and name not in warnings:
+                warnings[name] = f"secrets: {warning}"
+    return list(warnings.values())
