@@ -79,4 +79,4 @@ def test_dry_run_names_an_unset_declared_secret(invoke: Invoke, tmp_path: Path) 
     result = invoke("eval", "evals", "--dry-run", env={"API_KEY": None})
     assert result.exit_code == 2, result.output
     assert "API_KEY" in result.output.split("the real run would refuse to start")[1]
-    assert invoke("eval", "evals", "--dry-run", env={"API_KEY": "k"}).exit_code == 0
+    assert invoke("eval", "evals", "--dry-run", env={"API_KEY": "key-1234"}).exit_code == 0
