@@ -11,17 +11,22 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
-from ..agents.claude_code import PASSTHROUGH as CLAUDE_VARIABLES
-from ..agents.codex import PASSTHROUGH as CODEX_VARIABLES
-from ..agents.copilot._server import TOKEN_VARIABLES as COPILOT_VARIABLES
 from ..evidence import JsonValue
 from ..masking import Masker, length_warning
 from ..spec import EvalSpec
 
-__all__ = ["PROVIDER_VARIABLES", "run_masker", "secret_warnings"]
+__all__ = ["provider_variables", "run_masker", "secret_warnings"]
 
-PROVIDER_VARIABLES = (*CLAUDE_VARIABLES, *CODEX_VARIABLES, *COPILOT_VARIABLES)
-"""Variables of the runner's environment that adapters hand to agents; the credential ones are masked."""
+
+def provider_variables() -> tuple[str, ...]:
+    """Variables of the runner's environment that adapters hand to agents; the credential ones are masked."""
+    # Imported here: the Copilot adapter loads its SDK, which `validate` and `list` should not pay for.
+    from ..agents.claude_code import PASSTHROUGH as CLAUDE_VARIABLES
+    from ..agents.codex import PASSTHROUGH as CODEX_VARIABLES
+    from ..agents.copilot._server import TOKEN_VARIABLES as COPILOT_VARIABLES
+
+    return (*CLAUDE_VARIABLES, *CODEX_VARIABLES, *COPILOT_VARIABLES)
+
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
 
@@ -48,7 +53,7 @@ def run_masker(
         for agent in spec.agents:
             values.extend(_option_secrets(dict(agent.options)))
     values.extend(
-        environ[name] for name in PROVIDER_VARIABLES if _SECRET_NAME.search(name) and environ.get(name)
+        environ[name] for name in provider_variables() if _SECRET_NAME.search(name) and environ.get(name)
     )
     if github_token:
         values.append(github_token)
