@@ -26,10 +26,20 @@ def test_a_four_character_secret_warns_and_every_file_stays_well_formed(
     invoke: Invoke, tmp_path: Path
 ) -> None:
     write(tmp_path / "evals/short.eval.yaml", SHORT_SECRET_EVAL)
-    result = invoke("eval", "evals", "--junit", "junit.xml", "--summary", "summary.md", env={"TK": "test"})
+    result = invoke(
+        "eval",
+        "evals",
+        "--results-dir",
+        "results",
+        "--junit",
+        "junit.xml",
+        "--summary",
+        "summary.md",
+        env={"TK": "test"},
+    )
     assert result.exit_code == 1, result.output
     assert "TK is 4 characters long" in result.output
-    suite_path = tmp_path / ".trialbook/results/suite.json"
+    suite_path = tmp_path / "results/suite.json"
     suite = load_suite(suite_path)
     raw = json.loads(suite_path.read_text())
     assert "tests" in raw and "outcome_counts" in raw
@@ -39,7 +49,7 @@ def test_a_four_character_secret_warns_and_every_file_stays_well_formed(
     assert root.tag == "testsuite" and root.attrib["tests"] == "1"
     assert junit.startswith('<?xml version="1.0"')
     # The word is masked wherever the agent or the check printed it: a 4-character value is masked as asked.
-    for path in (tmp_path / ".trialbook/results").rglob("*"):
+    for path in (tmp_path / "results").rglob("*"):
         if path.is_file() and path.name != ".gitignore":
             data = path.read_text(errors="replace")
             if path.suffix == ".json":
@@ -56,8 +66,8 @@ def test_a_one_character_secret_refuses_the_run_before_any_trial(invoke: Invoke,
     assert "TK is 1 character long" in result.output
     assert "eval short" in result.output
     assert "Traceback" not in result.output
-    assert not (tmp_path / ".trialbook/results/suite.json").exists()
-    assert not (tmp_path / ".trialbook/results/evals").exists()
+    assert not (tmp_path / "results/suite.json").exists()
+    assert not (tmp_path / ".trialbook/runs").exists()
 
 
 def test_a_short_secret_set_in_the_environment_fails_validate(invoke: Invoke, tmp_path: Path) -> None:
