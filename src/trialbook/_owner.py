@@ -13,7 +13,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-__all__ = ["OWNER_PATTERN", "owner_gone", "owner_tag", "start_time", "temp_prefix"]
+__all__ = ["OWNER_PATTERN", "owner_gone", "owner_tag", "pid_alive", "start_time", "temp_prefix"]
 
 OWNER_PATTERN = r"(?P<pid>\d+)_(?P<start>\d+)"
 """How an owner tag (``<pid>_<start>``) appears in a name."""
@@ -28,7 +28,7 @@ def start_time(pid: int) -> str | None:
     except FileNotFoundError:
         if Path("/proc/self/stat").exists():
             return None
-        return "0" if _is_alive(pid) else None
+        return "0" if pid_alive(pid) else None
     except OSError:
         return None
     fields = raw[raw.rfind(b")") + 2 :].split()
@@ -37,7 +37,10 @@ def start_time(pid: int) -> str | None:
     return fields[19].decode("ascii")
 
 
-def _is_alive(pid: int) -> bool:
+def pid_alive(pid: object) -> bool:
+    """Whether a process with this pid runs (ours or another user's); ``False`` for anything not a pid."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -75,7 +75,9 @@ def test_what_a_succeeds_check_starts_ends_with_the_trial(tmp_path: Path, marker
     evals = tmp_path / "evals"
     evals.mkdir()
     (evals / "check.eval.yaml").write_text(
-        f"prompt_text: hi\nagents: [{{name: quick, script: 'true'}}]\nassert:\n  - succeeds: \"{check}\"\n"
+        # The check passes on an untouched sandbox too, which is the point here, not a vacuous eval.
+        f"prompt_text: hi\nagents: [{{name: quick, script: 'true'}}]\nnegative_control: false\n"
+        f'assert:\n  - succeeds: "{check}"\n'
     )
     process = trialbook(tmp_path, "eval", "evals", cgroup=False)
     out, err = process.communicate(timeout=120)

@@ -14,6 +14,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._owner import pid_alive
 from ..errors import UsageError
 from ..fsutil import atomic_write_text
 
@@ -113,19 +114,6 @@ def claim(folder: Path, kind: str) -> None:
     if not (folder / ".gitignore").exists():
         # Results are artifacts, not sources; the ignore file lives inside the folder it ignores.
         atomic_write_text(folder / ".gitignore", _IGNORE)
-
-
-def pid_alive(pid: object) -> bool:
-    """Whether a process with this id still runs (``False`` for anything that is not a pid)."""
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @dataclass(frozen=True)

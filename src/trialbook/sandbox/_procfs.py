@@ -13,7 +13,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ProcEntry", "has_procfs", "is_alive", "processes", "start_time"]
+from .._owner import pid_alive
+
+__all__ = ["ProcEntry", "has_procfs", "processes", "start_time"]
 
 _PROC = Path("/proc")
 
@@ -105,15 +107,4 @@ def start_time(pid: int) -> str | None:
         if fields is None or len(fields) < 20 or fields[0] == "Z":
             return None
         return fields[19]
-    return "alive" if is_alive(pid) else None
-
-
-def is_alive(pid: int) -> bool:
-    """Whether a process with this pid exists (ours or another user's)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return "alive" if pid_alive(pid) else None
