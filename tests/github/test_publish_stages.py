@@ -79,7 +79,9 @@ def test_the_three_stages_do_what_the_single_step_did(
     assert state["kind"] == "trialbook-ci" and [r["eval_id"] for r in state["review"]["rows"]] == ["beta"]
     assert TOKEN not in json.dumps(state)
     (line,) = _history(origin, "beta")
-    assert line["extra"] == {"event": "pull_request", "ref": "refs/pull/42/merge"}
+    extra = line["extra"]
+    assert isinstance(extra, dict)
+    assert (extra["event"], extra["ref"]) == ("pull_request", "refs/pull/42/merge")
     assert _outputs(tmp_path)["passed"] == "1"
     assert "beta" in (tmp_path / "runner/summary.md").read_text()
     posts = [r for r in github.requests if r.method == "POST"]

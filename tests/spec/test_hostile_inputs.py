@@ -7,12 +7,11 @@ RSS, read with ``wait4``, must stay under 200 MB and it must end within a genero
 
 from __future__ import annotations
 
+import json
 import os
-import resource
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -49,31 +48,47 @@ def _nested_block(depth: int) -> str:
     return OK + "params:\n" + body + " " * (depth + 1) + "v\n"
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
+# The measured process is started by a small launcher, not by the test process: Linux carries a process's
+# peak RSS across exec, and a child forked from a large pytest worker would inherit the worker's peak.
+_LAUNCHER = """
+import json, os, resource, sys, time
+limit, timeout, err, argv = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4:]
+pid = os.fork()
+if pid == 0:
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    fd = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.dup2(fd, 2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.execv(argv[0], argv)
+deadline = time.monotonic() + timeout
+while True:
+    done, status, usage = os.wait4(pid, os.WNOHANG)
+    if done:
+        break
+    if time.monotonic() > deadline:
+        os.kill(pid, 9)
+        os.wait4(pid, 0)
+        print(json.dumps({"timeout": True}))
+        sys.exit(0)
+    time.sleep(0.05)
+print(json.dumps({"code": os.waitstatus_to_exitcode(status), "peak_kb": usage.ru_maxrss}))
+"""
 
 
 def validate(project: Path, target: str) -> tuple[int, str, int]:
     """Run ``trialbook validate target`` in a memory-limited child: exit code, stderr, peak RSS in KB."""
     trialbook = Path(sys.executable).with_name("trialbook")
     err_path = project / ".validate.err"
-    with err_path.open("wb") as err, open(os.devnull, "wb") as out:
-        proc = subprocess.Popen(
-            [str(trialbook), "validate", target],
-            cwd=project, stdout=out, stderr=err, preexec_fn=_limit_memory,
-        )  # fmt: skip
-    deadline = time.monotonic() + TIMEOUT_S
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() > deadline:
-            proc.kill()
-            os.wait4(proc.pid, 0)
-            pytest.fail(f"validate {target} did not finish within {TIMEOUT_S:g}s")
-        time.sleep(0.05)
-    proc.returncode = os.waitstatus_to_exitcode(status)  # already reaped; keep Popen from waiting again
-    return proc.returncode, err_path.read_text(encoding="utf-8"), usage.ru_maxrss
+    launched = subprocess.run(
+        [sys.executable, "-S", "-c", _LAUNCHER, str(ADDRESS_SPACE_LIMIT), str(TIMEOUT_S), str(err_path),
+         str(trialbook), "validate", target],
+        cwd=project, capture_output=True, text=True, check=True, timeout=TIMEOUT_S + 30,
+    )  # fmt: skip
+    outcome = json.loads(launched.stdout)
+    if outcome.get("timeout"):
+        pytest.fail(f"validate {target} did not finish within {TIMEOUT_S:g}s")
+    return int(outcome["code"]), err_path.read_text(encoding="utf-8"), int(outcome["peak_kb"])
 
 
 HOSTILE = {
