@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,10 +13,10 @@ from trialbook.cli import cli
 from ..history.conftest import git_daemon, home
 from ..runner.gitrepo import git
 from ._actions import actions_environ
-from ._fake_api import FakeGitHub, serve
-from .test_ci_end_to_end import TOKEN, _history, _history_files, _outputs, make_workspace
+from ._fake_api import FakeGitHub
+from .test_ci_end_to_end import TOKEN, _history, _history_files, _outputs, github, workspace
 
-_ = (git_daemon, home)  # fixtures shared with the history tests
+_ = (git_daemon, home, github, workspace)  # fixtures shared with the history and ci tests
 
 
 @pytest.fixture
@@ -26,17 +25,6 @@ def daemon_root(tmp_path: Path) -> Path:
     root = tmp_path / "repos"
     root.mkdir(parents=True, exist_ok=True)
     return root
-
-
-@pytest.fixture
-def github() -> Iterator[FakeGitHub]:
-    with serve(FakeGitHub()) as fake:
-        yield fake
-
-
-@pytest.fixture
-def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    return make_workspace(tmp_path, monkeypatch)
 
 
 def _environ(tmp_path: Path, work: Path, github: FakeGitHub, fixture: str, token: bool) -> dict[str, str]:
