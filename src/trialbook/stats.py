@@ -26,11 +26,13 @@ __all__ = [
     "RegressionTest",
     "early_verdict",
     "fisher_one_sided_less",
+    "fisher_two_sided",
     "format_rate",
     "needed_passes",
     "predictive_pass_probability",
     "rate_json",
     "regression_test",
+    "smallest_two_sided_p",
     "wilson_interval",
 ]
 
@@ -83,6 +85,45 @@ def fisher_one_sided_less(passed_b: int, trials_b: int, passed_c: int, trials_c:
     low = max(0, trials_c - fails)
     tail = sum(math.comb(passes, x) * math.comb(fails, trials_c - x) for x in range(low, passed_c + 1))
     return Fraction(tail, denominator)
+
+
+def _hypergeometric_weights(passed_a: int, trials_a: int, passed_b: int, trials_b: int) -> dict[int, int]:
+    """For every possible count of passes in arm ``a`` given the margins, its number of arrangements."""
+    passes = passed_a + passed_b
+    fails = trials_a + trials_b - passes
+    low, high = max(0, trials_a - fails), min(passes, trials_a)
+    return {x: math.comb(passes, x) * math.comb(fails, trials_a - x) for x in range(low, high + 1)}
+
+
+def fisher_two_sided(passed_a: int, trials_a: int, passed_b: int, trials_b: int) -> Fraction:
+    """Exact two-sided Fisher p-value that two arms differ in pass rate, in either direction.
+
+    Given the table's margins, the passes of arm ``a`` follow a hypergeometric distribution; the p-value
+    is the total probability of every table no more likely than the observed one (the usual definition,
+    the one R's ``fisher.test`` uses). The probabilities are compared as exact integers, so tables of
+    equal probability are never split by rounding, which float implementations patch with a tolerance.
+    Symmetric in the two arms, and 1 when either arm has no trials or every trial has the same outcome.
+    """
+    _check_counts(passed_a, trials_a, "arm a")
+    _check_counts(passed_b, trials_b, "arm b")
+    if trials_a == 0 or trials_b == 0:
+        return Fraction(1)
+    weights = _hypergeometric_weights(passed_a, trials_a, passed_b, trials_b)
+    observed = weights[passed_a]
+    tail = sum(weight for weight in weights.values() if weight <= observed)
+    return Fraction(tail, math.comb(trials_a + trials_b, trials_a))
+
+
+def smallest_two_sided_p(trials_a: int, trials_b: int) -> Fraction:
+    """The smallest p-value :func:`fisher_two_sided` can give with these trial counts.
+
+    It says in advance whether a comparison can reach a significance level at all: with 3 trials an arm
+    it is 0.1, so no outcome of 3 against 3 is significant at 0.05. The smallest value is at one of the
+    two most lopsided tables (every trial of one arm passed, none of the other).
+    """
+    return min(
+        fisher_two_sided(trials_a, trials_a, 0, trials_b), fisher_two_sided(0, trials_a, trials_b, trials_b)
+    )
 
 
 def regression_test(
