@@ -19,8 +19,8 @@ OK = "prompt_text: hi\nagents: [literal]\n"
         (
             OK + "colour: red\n",
             "evals/x.eval.yaml:3: colour: unknown key 'colour' (known keys: agents, assert, id, "
-            "max_cost_usd, negative_control, "
-            "params, pass_rate, prompt, prompt_text, sandbox, secrets, shims, timeout, trials)",
+            "instructions, max_cost_usd, negative_control, "
+            "params, pass_rate, prompt, prompt_text, sandbox, secrets, shims, skills, timeout, trials)",
         ),
         (
             OK + "sandbox:\n  tmplate: t/\n",

@@ -6,6 +6,7 @@ nothing else. Problems are collected per file and raised together as one ``Confi
 
 from ._cache import CACHE_FORMAT, cache_material
 from ._discover import EVAL_SUFFIXES, discover_eval_files
+from ._inputs import InstructionFile, SkillFolder, input_names, without_inputs
 from ._load import load_evals
 from ._model import DEFAULT_TIMEOUT_S, EvalSpec, ShimSpec
 from ._placeholders import secret_marker
@@ -20,17 +21,21 @@ __all__ = [
     "EVAL_SUFFIXES",
     "EvalDefinition",
     "EvalSpec",
+    "InstructionFile",
     "RenderedPrompt",
     "ShimSpec",
+    "SkillFolder",
     "cache_material",
     "check_secrets",
     "define_eval",
     "discover_eval_files",
     "eval_file_schema",
+    "input_names",
     "load_evals",
     "parse_duration",
     "render_options",
     "render_prompt",
     "secret_marker",
     "short_secrets",
+    "without_inputs",
 ]

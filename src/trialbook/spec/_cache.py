@@ -75,4 +75,15 @@ def cache_material(
         "max_cost_usd": spec.max_cost_usd,
         # Only when set, so evals with a plain trial count keep the keys they had.
         **({"min_trials": spec.min_trials} if spec.min_trials is not None else {}),
+        # Likewise: content, not location, of what is placed into each sandbox.
+        **(
+            {"instructions": [{"path": f.path, "sha256": f.sha256} for f in spec.instructions]}
+            if spec.instructions
+            else {}
+        ),
+        **(
+            {"skills": [{"name": s.name, "tree_sha256": s.tree_sha256} for s in spec.skills]}
+            if spec.skills
+            else {}
+        ),
     }

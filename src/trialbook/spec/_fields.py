@@ -140,6 +140,35 @@ FIELDS: tuple[FieldDoc, ...] = (
         "shims: {npm: passthrough, neon: {script: 'echo ok'}}",
     ),
     FieldDoc(
+        "instructions",
+        {
+            "type": "array",
+            "items": {
+                "anyOf": [
+                    _PATH,
+                    {
+                        "type": "object",
+                        "required": ["path"],
+                        "additionalProperties": False,
+                        "properties": {
+                            "path": {**_PATH, "description": "The file, relative to this eval file."},
+                            "to": {**_PATH, "description": "Where it goes in the sandbox, e.g. AGENTS.md."},
+                        },
+                    },
+                ]
+            },
+        },
+        "Instruction files (AGENTS.md, CLAUDE.md, copilot-instructions.md, *.instructions.md) placed in "
+        "every sandbox where agents look for them; paths relative to this eval file.",
+        "instructions: [../AGENTS.md, ../.github/copilot-instructions.md]",
+    ),
+    FieldDoc(
+        "skills",
+        {"type": "array", "items": _PATH},
+        "Skill folders (each holding SKILL.md) placed where each agent finds project skills.",
+        "skills: [../.claude/skills/deploy]",
+    ),
+    FieldDoc(
         "assert",
         {"type": "array", "items": {"$ref": "#/$defs/assertion"}},
         "Checks that must all hold after the agent finished, in order.",

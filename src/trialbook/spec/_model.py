@@ -9,6 +9,7 @@ from typing import Literal
 
 from ..agents import AgentSpec
 from ..assertions import Assertion
+from ._inputs import InstructionFile, SkillFolder
 
 __all__ = ["DEFAULT_TIMEOUT_S", "EvalSpec", "ShimSpec"]
 
@@ -52,6 +53,8 @@ class EvalSpec:
     template: Path | None = None
     template_exclude: tuple[str, ...] = ()
     shims: tuple[ShimSpec, ...] = ()
+    instructions: tuple[InstructionFile, ...] = ()
+    skills: tuple[SkillFolder, ...] = ()
     assertions: tuple[Assertion, ...] = ()
     max_cost_usd: float | None = None
     timeout_s: float = DEFAULT_TIMEOUT_S

@@ -12,12 +12,14 @@ from ..sandbox import TemplateFilter, check_pattern
 from ..sandbox._special import find_special_files
 from ._context import Context
 from ._fields import FIELDS, ID_PATTERN
+from ._inputs import InstructionFile, SkillFolder
 from ._model import DEFAULT_TIMEOUT_S, EvalSpec, ShimSpec
 from ._nodes import Node
 from ._problems import display_path
 from ._python import PYTHON_NAMES
 from ._read_agents import read_agents, read_shims
 from ._read_assertions import read_assertions
+from ._read_inputs import read_instructions, read_skills
 from ._read_params import check_placeholders, read_params, read_secrets
 
 __all__ = ["READERS", "read_eval"]
@@ -44,6 +46,8 @@ class _EvalReader:
         self.assertions: tuple[Assertion, ...] | None = ()
         self.max_cost_usd: float | None = None
         self.timeout_s: float | None = DEFAULT_TIMEOUT_S
+        self.instructions: tuple[InstructionFile, ...] | None = ()
+        self.skills: tuple[SkillFolder, ...] | None = ()
 
     def read_id(self, node: Node) -> None:
         text = self.ctx.read.string(node, "id", _EXAMPLE["id"])
@@ -176,6 +180,12 @@ class _EvalReader:
     def read_shims(self, node: Node) -> None:
         self.shims = read_shims(node, self.ctx)
 
+    def read_instructions(self, node: Node) -> None:
+        self.instructions = read_instructions(node, self.ctx)
+
+    def read_skills(self, node: Node) -> None:
+        self.skills = read_skills(node, self.ctx)
+
     def read_assert(self, node: Node) -> None:
         self.assertions = read_assertions(node, self.ctx)
 
@@ -206,6 +216,8 @@ READERS: dict[str, Callable[[_EvalReader, Node], None]] = {
     "negative_control": _EvalReader.read_negative_control,
     "sandbox": _EvalReader.read_sandbox,
     "shims": _EvalReader.read_shims,
+    "instructions": _EvalReader.read_instructions,
+    "skills": _EvalReader.read_skills,
     "assert": _EvalReader.read_assert,
     "max_cost_usd": _EvalReader.read_max_cost_usd,
     "timeout": _EvalReader.read_timeout,
@@ -257,6 +269,8 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         or r.assertions is None
         or r.timeout_s is None
         or r.template_exclude is None
+        or r.instructions is None
+        or r.skills is None
     ):
         return None
     return EvalSpec(
@@ -274,6 +288,8 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         template=r.template,
         template_exclude=r.template_exclude,
         shims=r.shims,
+        instructions=r.instructions,
+        skills=r.skills,
         assertions=r.assertions,
         max_cost_usd=r.max_cost_usd,
         timeout_s=r.timeout_s,

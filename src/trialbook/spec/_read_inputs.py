@@ -1,0 +1,236 @@
+"""Reading ``instructions:`` and ``skills:``: files and folders next to the eval, checked before any trial."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from pathlib import Path, PurePosixPath
+
+import yaml
+
+from ..sandbox import ALWAYS_EXCLUDED
+from ..sandbox._special import special_kind
+from ._context import Context
+from ._inputs import (
+    MAX_INSTRUCTION_BYTES,
+    MAX_SKILL_BYTES,
+    MAX_SKILL_FILES,
+    InstructionFile,
+    SkillFolder,
+    conventional_place,
+)
+from ._nodes import Node
+from ._problems import display_path
+
+__all__ = ["read_instructions", "read_skills"]
+
+_INSTRUCTIONS_EXAMPLE = "instructions: [../AGENTS.md, {path: ../docs/AGENTS.md, to: AGENTS.md}]"
+_SKILLS_EXAMPLE = "skills: [../.claude/skills/deploy]"
+_SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+
+
+def _read_text(path: Path, what: str, written: str, limit: int) -> tuple[str | None, str | None]:
+    """``(text, None)``, or ``(None, problem)`` for a missing, special, oversized or non-UTF-8 file."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None, f"the {what} {written} does not exist"
+    if not stat.S_ISREG(info.st_mode):
+        return None, f"the {what} {written} is not a regular file"
+    if info.st_size > limit:
+        return None, f"the {what} {written} is {info.st_size:,} bytes, more than the limit of {limit:,}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"the {what} {written} cannot be read as UTF-8 text ({type(exc).__name__})"
+    if "\0" in text:
+        return None, f"the {what} {written} holds a NUL byte"
+    return text, None
+
+
+def _check_to(to: str) -> str | None:
+    """What is wrong with ``to`` as a place in the sandbox, or ``None``."""
+    pure = PurePosixPath(to)
+    if pure.is_absolute() or "\\" in to:
+        return "is not a relative POSIX path"
+    if any(part in ("..", ".") for part in to.split("/")) or to.endswith("/"):
+        return "must name a file inside the sandbox, without '.' or '..' parts"
+    if pure.parts[0] in ALWAYS_EXCLUDED:
+        return f"is inside {pure.parts[0]}, which trialbook keeps out of sandboxes"
+    return None
+
+
+def _instruction(item: Node, field: str, ctx: Context) -> InstructionFile | None:
+    to: str | None = None
+    entries = item.mapping
+    if entries is not None:
+        ctx.read.only_keys(entries, field, ("path", "to"))
+        if "path" not in entries:
+            ctx.problems.add(item.line, f"{field}.path", "is missing", f"write e.g. {_INSTRUCTIONS_EXAMPLE}")
+            return None
+        written = ctx.read.string(entries["path"], f"{field}.path", _INSTRUCTIONS_EXAMPLE)
+        if "to" in entries:
+            to = ctx.read.string(entries["to"], f"{field}.to", _INSTRUCTIONS_EXAMPLE)
+            problem = None if to is None else _check_to(to)
+            if to is None or problem is not None:
+                if problem is not None:
+                    ctx.problems.add(
+                        entries["to"].line, f"{field}.to", f"{to!r} {problem}", "e.g. to: AGENTS.md"
+                    )
+                return None
+    else:
+        written = ctx.read.string(item, field, _INSTRUCTIONS_EXAMPLE)
+    if written is None:
+        return None
+    source = Path(ctx.folder, written).resolve()
+    place = to or conventional_place(source.name)
+    if place is None:
+        fix = (
+            "name it AGENTS.md, CLAUDE.md, copilot-instructions.md or NAME.instructions.md, or say where it "
+            f"goes: {{path: {written}, to: AGENTS.md}}"
+        )
+        ctx.problems.add(item.line, field, f"trialbook does not know where {source.name} goes", fix)
+        return None
+    text, problem = _read_text(source, "instruction file", written, MAX_INSTRUCTION_BYTES)
+    if problem is not None:
+        fix = f"looked for {display_path(source)}; paths are relative to the eval file"
+        ctx.problems.add(item.line, field, problem, fix)
+        return None
+    assert text is not None
+    return InstructionFile(source=source, path=place, written=written, text=text)
+
+
+def read_instructions(node: Node, ctx: Context) -> tuple[InstructionFile, ...] | None:
+    """The declared instruction files, or ``None`` when any entry is wrong (each problem recorded)."""
+    items = ctx.read.sequence(node, "instructions", _INSTRUCTIONS_EXAMPLE)
+    if items is None:
+        return None
+    found: list[InstructionFile] = []
+    placed: dict[str, str] = {}
+    for index, item in enumerate(items):
+        field = f"instructions[{index}]"
+        entry = _instruction(item, field, ctx)
+        if entry is None:
+            continue
+        if entry.path in placed:
+            fix = f"keep one of them, or place one elsewhere with {{path: {entry.written}, to: ...}}"
+            ctx.problems.add(item.line, field, f"{entry.path} is already placed by {placed[entry.path]}", fix)
+            continue
+        placed[entry.path] = field
+        found.append(entry)
+    return tuple(found) if len(found) == len(items) else None
+
+
+def _front_matter(text: str) -> dict[str, object] | str:
+    """The ``---`` block at the top of ``SKILL.md`` as a mapping, or what is wrong with it."""
+    match = _FRONT_MATTER.match(text)
+    if match is None:
+        return {}
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as exc:
+        return f"its front matter is not valid YAML ({str(exc).splitlines()[0]})"
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        return "its front matter is not a mapping"
+    return {str(key): value for key, value in data.items()}
+
+
+def _tree_sha256(folder: Path) -> str | tuple[str, ...]:
+    """A hash over the folder's relative paths and file contents, or the problems that prevent one."""
+    digest = hashlib.sha256()
+    files = total = 0
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames.sort()
+        base = Path(dirpath)
+        for name in sorted(filenames):
+            path = base / name
+            rel = path.relative_to(folder).as_posix()
+            info = path.lstat()
+            if stat.S_ISLNK(info.st_mode):
+                digest.update(f"L {rel}\0{os.readlink(path)}\0".encode())
+                continue
+            kind = special_kind(info.st_mode)
+            if kind is not None:
+                return (f"holds {rel}, which is {kind}",)
+            files, total = files + 1, total + info.st_size
+            if files > MAX_SKILL_FILES or total > MAX_SKILL_BYTES:
+                return (f"holds more than {MAX_SKILL_FILES:,} files or {MAX_SKILL_BYTES:,} bytes",)
+            digest.update(f"F {rel} {'x' if info.st_mode & 0o111 else '-'}\0".encode())
+            with open(path, "rb") as handle:
+                digest.update(hashlib.file_digest(handle, "sha256").digest())
+    return digest.hexdigest()
+
+
+def _skill(item: Node, field: str, ctx: Context) -> SkillFolder | None:
+    written = ctx.read.string(item, field, _SKILLS_EXAMPLE)
+    if written is None:
+        return None
+    folder = Path(ctx.folder, written).resolve()
+    where = f"looked for {display_path(folder)}; paths are relative to the eval file"
+    if not folder.is_dir():
+        reason = "is not a folder" if folder.exists() else "does not exist"
+        ctx.problems.add(item.line, field, f"the skill folder {written} {reason}", where)
+        return None
+    text, problem = _read_text(
+        folder / "SKILL.md", "file", f"{written.rstrip('/')}/SKILL.md", MAX_INSTRUCTION_BYTES
+    )
+    if problem is not None:
+        ctx.problems.add(item.line, field, problem, "a skill folder holds SKILL.md with name and description")
+        return None
+    assert text is not None
+    meta = _front_matter(text)
+    if isinstance(meta, str):
+        ctx.problems.add(item.line, field, f"{written.rstrip('/')}/SKILL.md: {meta}", "fix the --- block")
+        return None
+    name = meta.get("name", folder.name)
+    description = meta.get("description")
+    if not isinstance(name, str) or not _SKILL_NAME.fullmatch(name):
+        fix = "give SKILL.md a name: of letters, digits, '.', '_' and '-' (at most 64)"
+        ctx.problems.add(item.line, field, f"the skill name {name!r} is not usable as a folder name", fix)
+        return None
+    tree = _tree_sha256(folder)
+    if isinstance(tree, tuple):
+        for problem in tree:
+            ctx.problems.add(
+                item.line, field, f"the skill folder {written} {problem}", "keep only the skill's files"
+            )
+        return None
+    return SkillFolder(
+        source=folder,
+        name=name,
+        written=written,
+        description=description if isinstance(description, str) else None,
+        skill_md=text,
+        tree_sha256=tree,
+    )
+
+
+def read_skills(node: Node, ctx: Context) -> tuple[SkillFolder, ...] | None:
+    """The declared skill folders, or ``None`` when any entry is wrong (each problem recorded)."""
+    items = ctx.read.sequence(node, "skills", _SKILLS_EXAMPLE)
+    if items is None:
+        return None
+    found: list[SkillFolder] = []
+    names: dict[str, str] = {}
+    for index, item in enumerate(items):
+        field = f"skills[{index}]"
+        skill = _skill(item, field, ctx)
+        if skill is None:
+            continue
+        if skill.name in names:
+            fix = "two skills of one name would land in the same folder; keep one of them"
+            ctx.problems.add(
+                item.line,
+                field,
+                f"a skill named {skill.name} is already declared at {names[skill.name]}",
+                fix,
+            )
+            continue
+        names[skill.name] = field
+        found.append(skill)
+    return tuple(found) if len(found) == len(items) else None
