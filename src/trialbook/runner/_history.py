@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import statistics
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from .. import __version__
@@ -11,7 +12,14 @@ from ..report.flaky import WINDOW
 from ._engine import EntryResult
 from ._plan import PlanEntry
 
-__all__ = ["base_history", "base_results", "history_lines", "is_pull_request_line", "recent_lines"]
+__all__ = [
+    "base_history",
+    "base_results",
+    "expected_seconds",
+    "history_lines",
+    "is_pull_request_line",
+    "recent_lines",
+]
 
 
 def is_pull_request_line(line: HistoryLine) -> bool:
@@ -39,6 +47,26 @@ def recent_lines(
             candidates.sort(key=lambda line: parse_started_at(line.started_at))
             found[entry.key] = candidates[-last_n:]
     return found
+
+
+def expected_seconds(store: HistoryStore) -> Callable[[PlanEntry], float | None]:
+    """How long history expects a planned pair to take: median seconds per trial × trials planned.
+
+    The median over the recent lines of any ref (a pull request's run takes as long as the base's);
+    ``None`` when no line of the pair records a duration. Shards use it to balance their work.
+    """
+    by_id: dict[str, list[HistoryLine]] = {}
+
+    def seconds(entry: PlanEntry) -> float | None:
+        lines = by_id.setdefault(entry.spec.id, store.read(entry.spec.id))
+        known = sorted(
+            (line for line in lines if line.agent == entry.label and line.trials > 0),
+            key=lambda line: parse_started_at(line.started_at),
+        )[-WINDOW:]
+        per_trial = [line.duration_s / line.trials for line in known if line.duration_s is not None]
+        return statistics.median(per_trial) * entry.spec.trials if per_trial else None
+
+    return seconds
 
 
 def base_history(

@@ -13,7 +13,7 @@ from ..errors import UsageError
 from ..evidence import JsonValue
 from ..hashing import canonical_json, tagged_sha256
 from ..sandbox import TemplateFilter
-from ..select import cache_decision, shard_of, tree_hash
+from ..select import balanced_shard_of, cache_decision, tree_hash
 from ..spec import EvalSpec, RenderedPrompt, cache_material, render_options, render_prompt, secret_marker
 from ._selection import Selection
 
@@ -185,6 +185,7 @@ def build_plan(
     selection: Selection | None = None,
     registered: Collection[str] = (),
     shard: tuple[int, int] | None = None,
+    durations: Callable[[PlanEntry], float | None] | None = None,
     trials: int | None = None,
     adaptive: bool = False,
     last_run: LastLookup | None = None,
@@ -197,7 +198,8 @@ def build_plan(
     ``unchanged`` maps eval ids to the reason they are left out of a changed-only run. Filtered and
     unchanged pairs are still listed (with their reason) so ``--dry-run`` and summaries can show them.
     ``trials`` overrides every eval's maximum; ``adaptive`` gives evals without ``trials: {min: ...}`` a
-    minimum of :data:`ADAPTIVE_MIN_TRIALS`.
+    minimum of :data:`ADAPTIVE_MIN_TRIALS`. ``durations`` gives the seconds history expects a pair to
+    take, so shards are balanced by time (see :func:`trialbook.select.balanced_shard_of`).
     """
     chosen = selection or Selection()
     entries: list[PlanEntry] = []
@@ -237,7 +239,8 @@ def build_plan(
         )
     if shard is not None:
         runnable = [e for e in entries if e.action == "run"]
-        mine = {id(e) for e in shard_of(runnable, [e.key for e in runnable], *shard)}
+        expected = [durations(e) if durations is not None else None for e in runnable]
+        mine = {id(e) for e in balanced_shard_of(runnable, [e.key for e in runnable], expected, *shard)}
         entries = [
             e if e.action != "run" or id(e) in mine else replace(e, action="filtered", reason="another shard")
             for e in entries

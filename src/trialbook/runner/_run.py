@@ -23,7 +23,7 @@ from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._folder import StagedFolder, check_owned, ownership_problem
 from ._forecast import Forecast, forecast
 from ._guards import refusals, refuse_or_check
-from ._history import base_history, recent_lines
+from ._history import base_history, expected_seconds, recent_lines
 from ._ledger import BudgetLedger
 from ._manifest import MANIFEST, build_manifest
 from ._options import RunOptions
@@ -214,6 +214,7 @@ def _plan(
         selection=selection,
         registered=known_agent_names(),
         shard=options.shard,
+        durations=expected_seconds(store) if store is not None and options.shard else None,
         trials=options.trials,
         adaptive=options.adaptive,
         last_run=store.latest if store is not None else None,

@@ -1,12 +1,10 @@
-"""Whether an eval × agent runs: cache hits, changed-only runs, shards (pure decisions)."""
+"""Whether an eval × agent runs: cache hits and the shard argument (pure decisions)."""
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
-from typing import Protocol, TypeVar
+from typing import Protocol
 
-__all__ = ["CACHEABLE_VERDICTS", "LastRun", "cache_decision", "parse_shard", "shard_of"]
+__all__ = ["CACHEABLE_VERDICTS", "LastRun", "cache_decision", "parse_shard"]
 
 CACHEABLE_VERDICTS = frozenset({"pass", "fail"})
 """Only settled verdicts serve as cache: an error or an incomplete run says nothing about the prompt."""
@@ -49,16 +47,3 @@ def parse_shard(text: str) -> tuple[int, int]:
     if count < 1 or not 1 <= index <= count:
         raise ValueError(f"--shard {text}: I must be between 1 and N, and N at least 1")
     return index, count
-
-
-T = TypeVar("T")
-
-
-def shard_of(items: Sequence[T], keys: Sequence[str], index: int, count: int) -> list[T]:
-    """The items of shard ``index`` of ``count``.
-
-    Items are ordered by a hash of their key and dealt round robin, so every machine computes the same
-    split from the same evals, shards differ in size by at most one, and each item lands in exactly one.
-    """
-    order = sorted(range(len(items)), key=lambda i: (hashlib.sha256(keys[i].encode()).hexdigest(), keys[i]))
-    return [items[i] for pos, i in enumerate(order) if pos % count == index - 1]
