@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.history.helpers import line
@@ -34,6 +34,7 @@ def _split(keys: list[str], durations: Sequence[float | None], count: int) -> li
     return [balanced_shard_of(keys, keys, durations, index, count) for index in range(1, count + 1)]
 
 
+@settings(deadline=None)
 @given(plans())
 def test_every_pair_lands_in_exactly_one_shard(plan: Plan) -> None:
     keys, durations, count = plan
@@ -41,6 +42,7 @@ def test_every_pair_lands_in_exactly_one_shard(plan: Plan) -> None:
     assert sorted(key for shard in shards for key in shard) == sorted(keys)
 
 
+@settings(deadline=None)
 @given(plans(), st.randoms(use_true_random=False))
 def test_the_same_input_gives_the_same_split_in_any_order(plan: Plan, rng: random.Random) -> None:
     keys, durations, count = plan
@@ -51,6 +53,7 @@ def test_the_same_input_gives_the_same_split_in_any_order(plan: Plan, rng: rando
     assert _split(keys, durations, count) == _split(list(keys), list(durations), count)
 
 
+@settings(deadline=None)
 @given(plans())
 def test_balance_is_never_worse_than_the_hash_split(plan: Plan) -> None:
     keys, durations, count = plan
@@ -64,6 +67,7 @@ def test_balance_is_never_worse_than_the_hash_split(plan: Plan) -> None:
     assert makespan(chosen, weights, count) <= makespan(hash_assignment(keys, count), weights, count)
 
 
+@settings(deadline=None)
 @given(KEYS, st.integers(min_value=1, max_value=8))
 def test_without_durations_the_split_is_the_hash_split(keys: list[str], count: int) -> None:
     hashed = [shard_of(keys, keys, index, count) for index in range(1, count + 1)]
