@@ -98,12 +98,62 @@ def test_error_and_incomplete_lines_never_serve_as_cache(invoke: Invoke, tmp_pat
     path = tmp_path / "history/alpha.jsonl"
     line = json.loads(path.read_text())
     line["verdict"] = "error"
-    line["run_id"] = "f" * 32
-    line["started_at"] = "2099-01-01T00:00:00Z"
-    path.write_text(path.read_text() + json.dumps(line, sort_keys=True) + "\n")
+    path.write_text(json.dumps(line, sort_keys=True) + "\n")
     again = invoke("eval", "evals", "--history-dir", "history", "--dry-run")
     assert "run       alpha [literal] — the last run ended 'error', which is never reused" in again.output
     assert "cached    beta [literal]" in again.output
+
+
+def test_a_settled_line_with_the_key_serves_though_a_newer_run_errored_or_used_another_key(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    _evals(tmp_path)
+    assert invoke("eval", "evals", "--history-dir", "history").exit_code == 0
+    path = tmp_path / "history/alpha.jsonl"
+    line = json.loads(path.read_text())
+    errored = {**line, "verdict": "error", "run_id": "f" * 32, "started_at": "2099-01-01T00:00:00Z"}
+    other_key = {
+        **line,
+        "cache_key": "sha256:" + "e" * 64,
+        "run_id": "e" * 32,
+        "started_at": "2099-01-02T00:00:00Z",
+    }
+    with path.open("a") as handle:
+        for extra in (errored, other_key):
+            handle.write(json.dumps(extra, sort_keys=True) + "\n")
+    again = invoke("eval", "evals", "--history-dir", "history", "--dry-run")
+    assert (
+        f"cached    alpha [literal] — a run with the same cache key ({line['started_at']}) ended 'pass'"
+        in (again.output)
+    )
+
+
+def test_pull_request_and_main_lines_with_other_keys_do_not_evict_one_another(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    _evals(tmp_path)
+    prompt = tmp_path / "evals/prompts/alpha.md"
+    first, second = prompt.read_text(), prompt.read_text().replace("Run the", "Now run the")
+    pr = {"GITHUB_REF": "refs/pull/7/merge", "GITHUB_EVENT_NAME": "pull_request"}
+    main = {"GITHUB_REF": "refs/heads/main", "GITHUB_EVENT_NAME": "schedule"}
+
+    def alpha(env: dict[str, str | None]) -> str:
+        result = invoke("eval", "evals", "--filter", "alpha", "--history-dir", "history", env=env)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    assert " trial 1: pass" in alpha(pr)  # the PR records the first prompt's key
+    prompt.write_text(second)
+    assert " trial 1: pass" in alpha(main)  # main records another key, newer
+    prompt.write_text(first)
+    assert "cached (pass)" in alpha(main)  # the PR's line still serves: same content
+    prompt.write_text(second)
+    assert "cached (pass)" in alpha(pr)  # and main's line serves the PR
+    refs = [
+        json.loads(text)["extra"]["ref"]
+        for text in (tmp_path / "history/alpha.jsonl").read_text().splitlines()
+    ]
+    assert refs == ["refs/pull/7/merge", "refs/heads/main"]
 
 
 def test_history_branch_leaves_the_checkout_untouched_and_is_readable_with_git(

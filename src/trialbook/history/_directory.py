@@ -11,7 +11,7 @@ from __future__ import annotations
 import fcntl
 import os
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from ._line import HistoryLine
@@ -52,11 +52,22 @@ class DirectoryStore:
         data = _read_bytes(path)
         return parse_history(data, str(path), eval_id, self._problems) if data else []
 
-    def latest(self, eval_id: str, agent: str) -> HistoryLine | None:
-        """The most recent line (by ``started_at``) of ``agent`` for ``eval_id``."""
+    def latest(
+        self,
+        eval_id: str,
+        agent: str,
+        *,
+        cache_key: str | None = None,
+        verdicts: Collection[str] | None = None,
+    ) -> HistoryLine | None:
+        """The newest line of ``agent`` (with ``cache_key`` and one of ``verdicts``, when given)."""
         path = self.path_for(eval_id)
         data = _read_bytes(path)
-        return latest_line(data, str(path), eval_id, agent, self._problems) if data else None
+        if not data:
+            return None
+        return latest_line(
+            data, str(path), eval_id, agent, self._problems, cache_key=cache_key, verdicts=verdicts
+        )
 
     def ids(self) -> list[str]:
         """Every id with a history file under ``root``."""

@@ -11,7 +11,7 @@ import os
 import random
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import pygit2
@@ -169,11 +169,25 @@ class GitBranchStore:
         data = blob_at(self.repo, self._history_tree(), parts)
         return parse_history(data, self._where(parts), eval_id, self._problems) if data else []
 
-    def latest(self, eval_id: str, agent: str) -> HistoryLine | None:
-        """The line of ``agent`` with the greatest ``started_at``; parses only the winning line."""
+    def latest(
+        self,
+        eval_id: str,
+        agent: str,
+        *,
+        cache_key: str | None = None,
+        verdicts: Collection[str] | None = None,
+    ) -> HistoryLine | None:
+        """The newest line of ``agent`` (with ``cache_key`` and one of ``verdicts``, when given).
+
+        Parses only the winning line.
+        """
         parts = id_to_parts(eval_id)
         data = blob_at(self.repo, self._history_tree(), parts)
-        return latest_line(data, self._where(parts), eval_id, agent, self._problems) if data else None
+        if not data:
+            return None
+        return latest_line(
+            data, self._where(parts), eval_id, agent, self._problems, cache_key=cache_key, verdicts=verdicts
+        )
 
     def ids(self) -> list[str]:
         """Every eval id with a history file on the branch."""

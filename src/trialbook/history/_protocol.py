@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
@@ -67,8 +67,19 @@ class HistoryStore(Protocol):
         """Every valid line of ``eval_id`` in file order; corrupt lines are reported and skipped."""
         ...
 
-    def latest(self, eval_id: str, agent: str) -> HistoryLine | None:
-        """The line of ``agent`` for ``eval_id`` with the greatest ``started_at``."""
+    def latest(
+        self,
+        eval_id: str,
+        agent: str,
+        *,
+        cache_key: str | None = None,
+        verdicts: Collection[str] | None = None,
+    ) -> HistoryLine | None:
+        """The line of ``agent`` for ``eval_id`` with the greatest ``started_at``.
+
+        With ``cache_key`` (and ``verdicts``), the newest line carrying that key (and one of those
+        verdicts): the content-addressed cache lookup, whichever ref recorded the line.
+        """
         ...
 
     def ids(self) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from datetime import datetime
 
 from trialbook.errors import ConfigError
@@ -40,8 +40,20 @@ def parse_history(data: bytes, where: str, eval_id: str, problems: list[str]) ->
     return out
 
 
-def latest_line(data: bytes, where: str, eval_id: str, agent: str, problems: list[str]) -> HistoryLine | None:
+def latest_line(
+    data: bytes,
+    where: str,
+    eval_id: str,
+    agent: str,
+    problems: list[str],
+    *,
+    cache_key: str | None = None,
+    verdicts: Collection[str] | None = None,
+) -> HistoryLine | None:
     """The line of ``agent`` with the greatest ``started_at`` (file order breaks ties, later wins).
+
+    With ``cache_key`` and ``verdicts``, only lines carrying that key and one of those verdicts count:
+    that is the cache lookup, content-addressed, so whichever ref recorded the line does not matter.
 
     File order is not time order: after a union merge a file reads "theirs, then ours". So every
     candidate's time is needed, but lines trialbook wrote are canonical JSON whose first key is
@@ -50,12 +62,14 @@ def latest_line(data: bytes, where: str, eval_id: str, agent: str, problems: lis
     byte ranges per line and parse only the winner. Lines in any other shape are parsed in full.
     """
     prefix = b'{"agent":' + json.dumps(agent, ensure_ascii=False).encode() + b","
+    # A canonical line holding the key holds this text; the parsed line decides, this only skips.
+    needle = None if cache_key is None else json.dumps(cache_key, ensure_ascii=False).encode()
     candidates: list[tuple[datetime, int, bytes]] = []
     for number, raw in iter_raw_lines(data):
         stamp: datetime | None = None
         # Only the canonical shape (no space after the colon) may be skipped on its prefix alone.
         if raw.startswith(b'{"agent":"'):
-            if not raw.startswith(prefix):
+            if not raw.startswith(prefix) or (needle is not None and needle not in raw):
                 continue
             stamp = _quick_started_at(raw)
         if stamp is None:
@@ -66,8 +80,13 @@ def latest_line(data: bytes, where: str, eval_id: str, agent: str, problems: lis
         candidates.append((stamp, number, raw))
     for _stamp, number, raw in sorted(candidates, reverse=True):
         winner = _parse_one(raw, f"{where}:{number}", eval_id, problems)
-        if winner is not None and winner.agent == agent:
-            return winner
+        if winner is None or winner.agent != agent:
+            continue
+        if cache_key is not None and winner.cache_key != cache_key:
+            continue
+        if verdicts is not None and winner.verdict not in verdicts:
+            continue
+        return winner
     return None
 
 

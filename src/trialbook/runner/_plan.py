@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, Protocol
 
 from ..agents import Agent, AgentSpec, create_agent
 from ..agents.noop import NoopAgent
@@ -13,7 +13,7 @@ from ..errors import UsageError
 from ..evidence import JsonValue
 from ..hashing import canonical_json, tagged_sha256
 from ..sandbox import TemplateFilter
-from ..select import balanced_shard_of, cache_decision, tree_hash
+from ..select import CACHEABLE_VERDICTS, balanced_shard_of, cache_decision, tree_hash
 from ..spec import EvalSpec, RenderedPrompt, cache_material, render_options, render_prompt, secret_marker
 from ._selection import Selection
 
@@ -129,7 +129,14 @@ def _select_agents(
     return chosen
 
 
-LastLookup = Callable[[str, str], object | None]
+class LastLookup(Protocol):
+    """How planning reads history: :meth:`trialbook.history.HistoryStore.latest`."""
+
+    def __call__(
+        self, eval_id: str, agent: str, *, cache_key: str | None = ..., verdicts: Collection[str] | None = ...
+    ) -> object | None:
+        """The newest line of the eval × agent (with that key and verdict, when given)."""
+        ...
 
 
 def rendered_for_plan(spec: EvalSpec, environ: Mapping[str, str]) -> RenderedPrompt:
@@ -268,8 +275,11 @@ def build_plan(
         key = tagged_sha256(canonical_json(material))
         entry = replace(entry, cache_key=key, agent_version=version, model=agent.model)
         if last_run is not None:
-            last = last_run(entry.spec.id, entry.label)
-            cached, reason = cache_decision(key, last, force=force)  # type: ignore[arg-type]
+            # Content-addressed: any line with this key and a settled verdict serves, from any ref.
+            hit = last_run(entry.spec.id, entry.label, cache_key=key, verdicts=CACHEABLE_VERDICTS)
+            newest = last_run(entry.spec.id, entry.label)
+            cached, reason = cache_decision(key, hit, newest, force=force)  # type: ignore[arg-type]
+            last = hit if cached else newest
             if cached or entry.reason == "selected":
                 entry = replace(entry, reason=reason)
             entry = replace(entry, last=last, action="cached" if cached else "run")

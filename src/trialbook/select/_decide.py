@@ -11,7 +11,7 @@ CACHEABLE_VERDICTS = frozenset({"pass", "fail"})
 
 
 class LastRun(Protocol):
-    """What the cache needs of the last history line of an eval × agent."""
+    """What the cache needs of a history line of an eval × agent."""
 
     @property
     def cache_key(self) -> str:
@@ -23,18 +23,35 @@ class LastRun(Protocol):
         """``pass``, ``fail``, ``error`` or ``incomplete``."""
         ...
 
+    @property
+    def started_at(self) -> str:
+        """When that run started (ISO-8601 UTC)."""
+        ...
 
-def cache_decision(key: str, last: LastRun | None, *, force: bool) -> tuple[bool, str]:
-    """``(cached, reason)`` for one eval × agent given its last history line."""
+    @property
+    def run_id(self) -> str:
+        """The line's unique id."""
+        ...
+
+
+def cache_decision(key: str, hit: LastRun | None, last: LastRun | None, *, force: bool) -> tuple[bool, str]:
+    """``(cached, reason)`` for one eval × agent.
+
+    The cache is content-addressed: ``hit`` is the newest line with this very ``key`` and a settled
+    verdict, whichever ref (a PR, main, a nightly) recorded it; ``last`` is the newest line of the eval ×
+    agent with any key, used only to say why nothing was reused.
+    """
+    if hit is not None and hit.cache_key == key and hit.verdict in CACHEABLE_VERDICTS:
+        if force:
+            return False, f"cached ({hit.verdict}) but --force given"
+        if last is None or last.run_id == hit.run_id:
+            return True, f"unchanged since the last run, which ended '{hit.verdict}'"
+        return True, f"a run with the same cache key ({hit.started_at}) ended '{hit.verdict}'"
     if last is None:
         return False, "no earlier run in history"
     if last.cache_key != key:
         return False, "cache key changed since the last run (prompt, agent version, template or settings)"
-    if last.verdict not in CACHEABLE_VERDICTS:
-        return False, f"the last run ended '{last.verdict}', which is never reused"
-    if force:
-        return False, f"cached ({last.verdict}) but --force given"
-    return True, f"unchanged since the last run, which ended '{last.verdict}'"
+    return False, f"the last run ended '{last.verdict}', which is never reused"
 
 
 def parse_shard(text: str) -> tuple[int, int]:
