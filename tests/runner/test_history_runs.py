@@ -134,8 +134,8 @@ def test_pull_request_and_main_lines_with_other_keys_do_not_evict_one_another(
     _evals(tmp_path)
     prompt = tmp_path / "evals/prompts/alpha.md"
     first, second = prompt.read_text(), prompt.read_text().replace("Run the", "Now run the")
-    pr = {"GITHUB_REF": "refs/pull/7/merge", "GITHUB_EVENT_NAME": "pull_request"}
-    main = {"GITHUB_REF": "refs/heads/main", "GITHUB_EVENT_NAME": "schedule"}
+    pr: dict[str, str | None] = {"GITHUB_REF": "refs/pull/7/merge", "GITHUB_EVENT_NAME": "pull_request"}
+    main: dict[str, str | None] = {"GITHUB_REF": "refs/heads/main", "GITHUB_EVENT_NAME": "schedule"}
 
     def alpha(env: dict[str, str | None]) -> str:
         result = invoke("eval", "evals", "--filter", "alpha", "--history-dir", "history", env=env)
