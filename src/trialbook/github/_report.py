@@ -42,6 +42,9 @@ def failure_annotations(
 ) -> list[str]:
     """``::error`` commands for every eval × agent that did not pass, attached to its eval file.
 
+    Cached rows count like the others: a failure recorded earlier for the same content is still a failure,
+    and the annotation says which run recorded it and its first reason.
+
     Args:
         rows: the rows of this run.
         files: eval id → eval file path relative to the repository root (``GITHUB_WORKSPACE``); rows
@@ -58,10 +61,13 @@ def failure_annotations(
             if row.base and test and test.regressed
             else ""
         )
+        cached = f", {row.note}, not re-run" if row.cached else ""
+        first = row.failures[0].splitlines()[0] if row.failures else ""
+        reason = f" {first}" if first else ""
         commands.append(
             annotation(
                 "error",
-                f"{row.passed}/{row.trials} trials passed ({row.verdict}{regressed}). "
+                f"{row.passed}/{row.trials} trials passed ({row.verdict}{regressed}{cached}).{reason} "
                 "The job summary and the results artifact have the transcripts.",
                 file=files.get(row.eval_id),
                 line=(lines or {}).get(row.eval_id),

@@ -86,6 +86,7 @@ def _row_json(row: ReviewRow) -> dict[str, Any]:
             "agent_versions": list(history.agent_versions),
         },
         "note": row.note,
+        "cached": row.cached,
     }
 
 
@@ -121,6 +122,7 @@ def _row(data: Mapping[str, Any]) -> ReviewRow:
             agent_versions=tuple(history["agent_versions"]),
         ),
         note=str(data["note"]),
+        cached=data.get("cached") is True,
     )
 
 

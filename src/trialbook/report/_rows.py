@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ..stats import DEFAULT_ALPHA, RegressionTest, regression_test
 from .flaky import Stability, against_window
 
-__all__ = ["BaseResult", "ListedEval", "ReviewRow"]
+__all__ = ["BaseResult", "ListedEval", "ReviewRow", "cached_note"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,6 +50,8 @@ class ReviewRow:
         note: what else a reader should know (trials saved by stopping early, assertions that held
             on an untouched sandbox), or ``""``.
         remarks: longer notes listed below the table, e.g. a shim no trial called.
+        cached: reported from a history line with the same cache key instead of running; its counts,
+            verdict and failures are that run's, ``note`` says which run, and this job spent nothing on it.
     """
 
     eval_id: str
@@ -65,6 +67,7 @@ class ReviewRow:
     history: Stability | None = None
     note: str = ""
     remarks: tuple[str, ...] = ()
+    cached: bool = False
 
     @property
     def compared_with_window(self) -> bool:
@@ -106,3 +109,15 @@ class ListedEval:
     eval_id: str
     agent: str | None
     reason: str
+
+
+def cached_note(started_at: object, commit: object, ref: object) -> str:
+    """Which run a cached verdict comes from: ``cached: recorded 2026-11-30T03:17:05Z @ 9c1e2f3 by refs/…``.
+
+    Every report says it the same way (the run's summary, ``trialbook report``, annotations); values a
+    hand-edited line holds in the wrong type are left out rather than shown.
+    """
+    started = started_at if isinstance(started_at, str) and started_at else "an earlier run"
+    where = f" @ {commit[:7]}" if isinstance(commit, str) and commit else ""
+    by = f" by {ref}" if isinstance(ref, str) and ref else ""
+    return f"cached: recorded {started}{where}{by}"

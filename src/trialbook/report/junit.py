@@ -12,7 +12,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
-from ..evidence import SuiteReport
+from ..evidence import SuiteReport, TestReport
 
 __all__ = ["render_junit", "xml_safe"]
 
@@ -24,6 +24,8 @@ _PROPERTIES = (
     "cost_usd",
     "verdict",
     "cached_verdict",
+    "cached_started_at",
+    "cached_commit",
     "passed",
     "trials",
     "pass_rate",
@@ -49,24 +51,31 @@ def _identity(text: str) -> str:
     return text
 
 
+def _cached_failure(test: TestReport) -> bool:
+    return test.outcome == "cached" and test.properties.get("cached_verdict") in ("fail", "error")
+
+
 def render_junit(suite: SuiteReport, mask: Callable[[str], str] = _identity) -> str:
     """One ``testcase`` per eval × agent; failures carry the assertion messages, errors the agent error.
 
-    Cached pairs are reported as passing (or failing) test cases with a ``cached`` property, skipped ones as
-    skipped, so the counts in a CI dashboard match trialbook's own summary. ``mask`` is applied to every
-    text and attribute value (never to the markup) after forbidden characters are replaced.
+    Cached pairs are reported as passing (or failing, with the reasons their history line kept) test cases
+    with ``cached_*`` properties, skipped ones as skipped, so the counts in a CI dashboard match trialbook's
+    own summary: ``failures`` counts every ``<failure>`` element, cached ones included. ``mask`` is applied
+    to every text and attribute value (never to the markup) after forbidden characters are replaced.
     """
 
     def clean(text: str) -> str:
         return mask(xml_safe(text))
 
     counts = suite.outcome_counts
+    # A cached failure is a <failure> below, so it counts as one: the attribute agrees with the elements.
+    cached_failed = sum(1 for test in suite.tests if _cached_failure(test))
     root = ET.Element(
         "testsuite",
         {
             "name": "trialbook",
             "tests": str(len(suite.tests)),
-            "failures": str(counts["failed"]),
+            "failures": str(counts["failed"] + cached_failed),
             "errors": str(counts["error"] + counts["incomplete"]),
             "skipped": str(counts["skipped"]),
             "time": f"{suite.metadata.duration_s or 0.0:.3f}",
@@ -86,9 +95,7 @@ def render_junit(suite: SuiteReport, mask: Callable[[str], str] = _identity) -> 
         )
         message = clean("\n".join(test.assertion_errors))
         first = clean(test.assertion_errors[0]) if test.assertion_errors else ""
-        if test.outcome == "failed" or (
-            test.outcome == "cached" and test.properties.get("cached_verdict") == "fail"
-        ):
+        if test.outcome == "failed" or _cached_failure(test):
             node = ET.SubElement(case, "failure", {"message": first or "failed"})
             node.text = message
         elif test.outcome in ("error", "incomplete"):

@@ -126,7 +126,8 @@ def _order(row: ReviewRow) -> tuple[int, int, str, str]:
     )
 
 
-def _counts(rows: Sequence[ReviewRow], cached: int, skipped: int, unstarted: int) -> str:
+def _counts(rows: Sequence[ReviewRow], cached: Sequence[ListedEval], skipped: int, unstarted: int) -> str:
+    """The headline: every verdict counted once, cached ones included and said so: ``1 failed (1 cached)``."""
     parts: list[str] = []
     for verdict, label in (
         ("pass", "passed"),
@@ -136,12 +137,16 @@ def _counts(rows: Sequence[ReviewRow], cached: int, skipped: int, unstarted: int
         ("vacuous", "vacuous"),
     ):
         count = sum(1 for row in rows if row.verdict == verdict)
+        from_cache = sum(1 for row in rows if row.verdict == verdict and row.cached)
         if count:
-            parts.append(f"{count} {label}")
+            parts.append(f"{count} {label}" + (f" ({from_cache} cached)" if from_cache else ""))
     regressed = sum(1 for row in rows if (test := row.regression) is not None and test.regressed)
     if regressed:
         parts.append(f"{regressed} regressed")
-    for count, label in ((cached, "cached"), (skipped, "skipped"), (unstarted, "not started")):
+    # Cached entries with no row (a caller that lists them only) still count, once.
+    shown = {(row.eval_id, row.agent) for row in rows if row.cached}
+    listed_only = sum(1 for item in cached if (item.eval_id, item.agent) not in shown)
+    for count, label in ((listed_only, "cached"), (skipped, "skipped"), (unstarted, "not started")):
         if count:
             parts.append(f"{count} {label}")
     return " · ".join(parts) if parts else "nothing to run"
@@ -160,8 +165,8 @@ def _table(rows: Sequence[ReviewRow]) -> list[str]:
             _verdict_cell(row),
             _base_cell(row),
             _regression(row),
-            _cost(row.cost_usd),
-            _duration(row.duration_s),
+            "cached" if row.cached else _cost(row.cost_usd),
+            "cached" if row.cached else _duration(row.duration_s),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
@@ -222,6 +227,8 @@ def _failures(rows: Sequence[ReviewRow]) -> list[str]:
         shown = [line.replace(FENCE, "'" * 3)[:500] for text in row.failures for line in text.splitlines()]
         more = len(shown) - FAILURE_LINES
         head = f"{_text(row.eval_id)} × {_text(row.agent)}: {row.passed}/{row.trials} trials passed"
+        if row.cached:
+            head += f" ({_text(row.note)}, not re-run)"
         lines += ["", f"<details><summary>{head}</summary>", "", FENCE + "text", *shown[:FAILURE_LINES]]
         if more > 0:
             lines.append(f"… {more} more lines in the transcripts")
@@ -251,14 +258,15 @@ def render_summary(
     """The job summary: counts, one table row per eval × agent that ran, then what did not run and why.
 
     Args:
-        rows: every eval × agent that ran in this job.
-        cached: entries reported from history because their cache key did not move.
+        rows: every eval × agent that ran in this job, and every cached one (``ReviewRow.cached``), so
+            a cached failure is counted, tabled and explained as the failure it is.
+        cached: entries reported from history because their cache key did not move, with the reason.
         skipped: entries left out on purpose (unchanged prompt, filter, other shard).
         unstarted: entries the budget stopped before any trial ran.
         artifact_url: link to the uploaded results folder, when known.
         title: heading of the section; matrix jobs put their shard here.
     """
-    lines = [f"## {_text(title)}", "", f"**{_counts(rows, len(cached), len(skipped), len(unstarted))}**"]
+    lines = [f"## {_text(title)}", "", f"**{_counts(rows, cached, len(skipped), len(unstarted))}**"]
     if rows:
         lines += ["", *_table(rows), "", f"Total cost: {_total_cost(rows)}"]
         alpha = rows[0].alpha

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..evidence import JsonValue, SuiteReport
-from ._rows import ListedEval, ReviewRow
+from ._rows import ListedEval, ReviewRow, cached_note
 
 __all__ = ["Review", "review_from_suite"]
 
@@ -38,6 +38,25 @@ def _note(props: Mapping[str, JsonValue]) -> str:
     return f"decided after {ran} of {planned} trials, {saved} saved"
 
 
+def _cached_row(
+    eval_id: str, agent: str, verdict: str, props: Mapping[str, JsonValue], failures: tuple[str, ...]
+) -> ReviewRow:
+    """A cached test as the run showed it: the recorded run's counts, verdict and reasons (see runner)."""
+    return ReviewRow(
+        eval_id=eval_id,
+        agent=agent,
+        passed=_int(props.get("cached_passed", 0)),
+        trials=_int(props.get("cached_trials", 0)),
+        verdict="vacuous" if verdict == "fail" and props.get("cached_vacuous") is True else verdict,
+        base=None,
+        cost_usd=0.0,
+        duration_s=None,
+        failures=failures,
+        note=cached_note(props.get("cached_started_at"), props.get("cached_commit"), props.get("cached_ref")),
+        cached=True,
+    )
+
+
 def review_from_suite(suite: SuiteReport) -> Review:
     """Rebuild the review of an eval run from the properties trialbook saved on each test."""
     review = Review()
@@ -47,6 +66,9 @@ def review_from_suite(suite: SuiteReport) -> Review:
         reason = str(props.get("reason", ""))
         if test.outcome == "cached":
             review.cached.append(ListedEval(eval_id=eval_id, agent=agent or None, reason=reason))
+            verdict = props.get("cached_verdict")
+            if isinstance(verdict, str):
+                review.rows.append(_cached_row(eval_id, agent, verdict, props, test.assertion_errors))
             continue
         if test.outcome == "skipped":
             review.skipped.append(ListedEval(eval_id=eval_id, agent=agent or None, reason=reason))

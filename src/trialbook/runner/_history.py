@@ -10,16 +10,29 @@ from .. import __version__
 from ..history import HistoryLine, HistoryStore, format_started_at, parse_started_at
 from ..report.flaky import WINDOW
 from ._engine import EntryResult
+from ._explain import fit
 from ._plan import PlanEntry
 
 __all__ = [
+    "SUMMARY_ENTRIES",
+    "SUMMARY_LINES",
+    "SUMMARY_LINE_CHARS",
     "base_history",
     "base_results",
+    "cached_failures",
     "expected_seconds",
+    "failure_summary",
     "history_lines",
     "is_pull_request_line",
     "recent_lines",
 ]
+
+SUMMARY_ENTRIES = 5
+"""Failure entries (an agent error, a failed check) a history line keeps; the transcripts keep all."""
+SUMMARY_LINES = 3
+"""Lines kept of each entry: its headline and the first lines of its evidence."""
+SUMMARY_LINE_CHARS = 160
+"""Characters kept of each line, the cut marked with ``…``."""
 
 
 def is_pull_request_line(line: HistoryLine) -> bool:
@@ -85,16 +98,50 @@ def base_results(store: HistoryStore, plan: Sequence[PlanEntry]) -> dict[str, Hi
     return {key: lines[-1] for key, lines in base_history(store, plan, last_n=1).items()}
 
 
+def failure_summary(failures: Sequence[str], mask: Callable[[str], str]) -> dict[str, object]:
+    """``extra`` fields that keep why a run failed, short enough for every history line.
+
+    A cached failure is reported from its line alone, so the line must say why it failed. Each entry is
+    masked whole before anything is cut: a cut never leaves half a secret for the masker to miss.
+    """
+    kept: list[str] = []
+    for failure in failures[:SUMMARY_ENTRIES]:
+        lines = mask(failure).splitlines()[:SUMMARY_LINES]
+        kept.append("\n".join(fit(line, SUMMARY_LINE_CHARS) for line in lines if line.strip()))
+    summary: dict[str, object] = {"failures": [text for text in kept if text]} if kept else {}
+    if len(failures) > SUMMARY_ENTRIES:
+        summary["failures_omitted"] = len(failures) - SUMMARY_ENTRIES
+    return summary
+
+
+def cached_failures(line: object) -> tuple[str, ...]:
+    """The failure summary a history line carries (see :func:`failure_summary`), for a cached report.
+
+    Lines may be hand-edited: anything but a list of strings is ignored rather than shown.
+    """
+    extra = getattr(line, "extra", None)
+    if not isinstance(extra, Mapping):
+        return ()
+    found = extra.get("failures")
+    if not isinstance(found, list) or not all(isinstance(item, str) for item in found):
+        return ()
+    omitted = extra.get("failures_omitted")
+    more = [f"… {omitted} more in that run's transcripts"] if isinstance(omitted, int) and omitted > 0 else []
+    return (*found, *more)
+
+
 def history_lines(
     results: Sequence[EntryResult],
     *,
     commit: str | None,
     ci_run: str | None,
     context: Mapping[str, str] | None = None,
+    mask: Callable[[str], str] = str,
 ) -> list[HistoryLine]:
     """A line per eval × agent with at least one finished trial.
 
-    Entries the budget stopped before any trial leave no line: they have no evidence to keep.
+    Entries the budget stopped before any trial leave no line: they have no evidence to keep. A line
+    that did not pass carries a short failure summary, masked with ``mask``.
     """
     lines: list[HistoryLine] = []
     for result in results:
@@ -124,14 +171,16 @@ def history_lines(
                 commit=commit,
                 trialbook_version=__version__,
                 ci_run=ci_run,
-                extra=_extra(result, context or {}),
+                extra=_extra(result, context or {}, mask),
             )
         )
     return lines
 
 
-def _extra(result: EntryResult, context: Mapping[str, str]) -> dict[str, object]:
+def _extra(result: EntryResult, context: Mapping[str, str], mask: Callable[[str], str]) -> dict[str, object]:
     extra: dict[str, object] = dict(context)
+    if result.verdict != "pass":
+        extra.update(failure_summary(result.failures, mask))
     if result.unstarted:
         extra["unstarted_trials"] = result.unstarted
     if result.saved:

@@ -46,6 +46,7 @@ def pending_lines(report: RunReport, options: RunOptions) -> list[HistoryLine]:
             )
             if value
         },
+        mask=report.masker.text,
     )
 
 

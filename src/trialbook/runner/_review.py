@@ -4,14 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..report._rows import BaseResult, ListedEval, ReviewRow
+from ..report._rows import BaseResult, ListedEval, ReviewRow, cached_note
 from ..report.flaky import Stability, stability
 from ..report.suite_view import Review
 from ..report.terminal import TableRow
 from ._engine import EntryResult
+from ._history import cached_failures
+from ._plan import PlanEntry
 from ._run import RunReport
 
-__all__ = ["BaseLookup", "Review", "entry_remarks", "review_of", "table_rows", "terminal_note"]
+__all__ = [
+    "BaseLookup",
+    "Review",
+    "entry_remarks",
+    "review_of",
+    "table_rows",
+    "terminal_note",
+]
 
 BaseLookup = Callable[[str, str], BaseResult | None]
 
@@ -36,6 +45,30 @@ def _row(report: RunReport, result: EntryResult, base: BaseLookup | None) -> Rev
         history=_history(report, entry.key),
         note="; ".join(result.notes),
         remarks=tuple(entry_remarks(result)),
+    )
+
+
+def _cached_row(entry: PlanEntry, line: object, base: BaseLookup | None) -> ReviewRow:
+    """A cached pair as a row: the recorded run's counts, verdict and failure summary, costing nothing now."""
+    extra = getattr(line, "extra", None)
+    vacuous = isinstance(extra, dict) and extra.get("vacuous") is True
+    verdict = str(getattr(line, "verdict", "?"))
+    return ReviewRow(
+        eval_id=entry.spec.id,
+        agent=entry.label,
+        passed=int(getattr(line, "passed", 0)),
+        trials=int(getattr(line, "trials", 0)),
+        verdict="vacuous" if vacuous and verdict == "fail" else verdict,
+        base=base(entry.spec.id, entry.label) if base else None,
+        cost_usd=0.0,
+        duration_s=None,
+        failures=cached_failures(line),
+        note=cached_note(
+            getattr(line, "started_at", None),
+            getattr(line, "commit", None),
+            extra.get("ref") if isinstance(extra, dict) else None,
+        ),
+        cached=True,
     )
 
 
@@ -82,6 +115,7 @@ def review_of(report: RunReport, base: BaseLookup | None = None) -> Review:
         for e in report.plan
         if e.action == "cached"
     ]
+    rows += [_cached_row(e, e.last, base) for e in report.plan if e.action == "cached" and e.last is not None]
     skipped = [
         ListedEval(eval_id=e.spec.id, agent=e.label, reason=e.reason)
         for e in report.plan

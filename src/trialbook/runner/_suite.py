@@ -9,6 +9,7 @@ from .. import __version__
 from ..evidence import ExecutionRecord, JsonValue, Outcome, SuiteMetadata, SuiteReport, TestReport
 from ..stats import rate_json
 from ._engine import EntryResult
+from ._history import cached_failures
 from ._plan import PlanEntry
 
 __all__ = ["build_suite", "iso_utc"]
@@ -94,8 +95,16 @@ def _not_ran(entry: PlanEntry) -> TestReport:
         properties["cached_passed"] = getattr(last, "passed", None)
         properties["cached_trials"] = getattr(last, "trials", None)
         properties["cached_started_at"] = getattr(last, "started_at", None)
+        properties["cached_commit"] = getattr(last, "commit", None)
+        extra = getattr(last, "extra", None)
+        properties["cached_vacuous"] = extra.get("vacuous") if isinstance(extra, dict) else None
+        properties["cached_ref"] = extra.get("ref") if isinstance(extra, dict) else None
     outcome: Outcome = "cached" if entry.action == "cached" else "skipped"
-    return TestReport(id=f"{entry.spec.id}::{entry.label}", outcome=outcome, properties=properties)
+    # A cached failure keeps the reasons its history line recorded, so reports can say why it failed.
+    errors = cached_failures(last) if entry.action == "cached" else ()
+    return TestReport(
+        id=f"{entry.spec.id}::{entry.label}", outcome=outcome, assertion_errors=errors, properties=properties
+    )
 
 
 def build_suite(
