@@ -26,6 +26,7 @@ from ..masking import Masker
 from ..report._rows import BaseResult
 from ..report.markdown import render_pr_comment, render_summary
 from ..runner import ProgressSink, RunOptions, RunReport, load_specs, run
+from ..runner._cancel import current_cancellation
 from ..runner._folder import claim
 from ..runner._record import pending_lines
 from ..runner._review import review_of
@@ -36,11 +37,18 @@ from ._comment import upsert_sticky_comment
 from ._env import ActionsEnv
 from ._files import write_outputs, write_summary
 from ._http import GitHubApi
-from ._report import action_outputs, failure_annotations
+from ._report import action_outputs, cancellation_message, failure_annotations
 from ._state import CiState, merge_states, read_state, write_state
 from ._trigger import TriggerPlan, decide_trigger
 
-__all__ = ["CiInputs", "CiOutcome", "fetch_history", "publish", "run_ci", "run_stage"]
+__all__ = [
+    "CiInputs",
+    "CiOutcome",
+    "fetch_history",
+    "publish",
+    "run_ci",
+    "run_stage",
+]
 
 TITLE = "trialbook evals"
 
@@ -135,6 +143,16 @@ def fetch_history(environ: Mapping[str, str], inputs: CiInputs, *, announce_mask
     return CiOutcome(exit_code=ExitCode.OK, reason=reason)
 
 
+def _exit_code(code: int) -> int:
+    """``code``, or ``128 + signal`` when a signal arrived: the process exits with that, so ci.json must too.
+
+    The report knows of a signal that reached the trials; one arriving after them (while the suite,
+    the manifest or ci.json itself is written) is known only to the handler.
+    """
+    cancel = current_cancellation()
+    return cancel.exit_code if cancel is not None and cancel.exit_code is not None else code
+
+
 def _state_of(report: RunReport, options: RunOptions, plan: TriggerPlan, env: ActionsEnv) -> CiState:
     bases = _base_lookup(report)
     review = review_of(report, base=lambda eval_id, label: bases.get((eval_id, label)))
@@ -143,7 +161,7 @@ def _state_of(report: RunReport, options: RunOptions, plan: TriggerPlan, env: Ac
         ran=True,
         comment=plan.comment,
         push=plan.push_history,
-        exit_code=report.exit_code,
+        exit_code=_exit_code(report.exit_code),
         review=review,
         eval_files=_eval_files(report, env.workspace),
         history_lines=report.history_lines
@@ -182,7 +200,9 @@ def run_stage(
             mask_secrets(_declared_secret_values(base_options))
         print(f"trialbook ci: {plan.reason}", flush=True)
         if not plan.run:
-            state = CiState(reason=plan.reason, ran=False, comment=False, push=False, exit_code=ExitCode.OK)
+            state = CiState(
+                reason=plan.reason, ran=False, comment=False, push=False, exit_code=_exit_code(ExitCode.OK)
+            )
             claim(inputs.results_dir, "ci")
             write_state(inputs.results_dir, state)
             return CiOutcome(exit_code=ExitCode.OK, reason=plan.reason), state
@@ -220,7 +240,7 @@ def run_stage(
         raise
     state = _state_of(report, options, plan, env)
     write_state(inputs.results_dir, state)
-    return CiOutcome(exit_code=report.exit_code, reason=plan.reason, report=report, options=options), state
+    return CiOutcome(exit_code=state.exit_code, reason=plan.reason, report=report, options=options), state
 
 
 def _safe_secret_values(options: RunOptions) -> list[str]:
@@ -280,8 +300,13 @@ def publish(
         state = merge_states([read_state(folder) for folder in folders or (inputs.results_dir,)])
     mask = Masker([token] if token else []).text
     outcome = CiOutcome(exit_code=state.exit_code, reason=state.reason)
+    cancelled = cancellation_message(state.exit_code)
+    if cancelled is not None:
+        emit_annotation("error", cancelled)
     if not state.ran or state.error is not None:
         text = f"Nothing ran: {state.reason}" if state.error is None else f"The run stopped: {state.error}"
+        if cancelled is not None:
+            text = f"{cancelled}\n\n{text}"
         if state.error is not None:
             emit_annotation("error", mask(state.error))
         if env.summary_path is not None:
@@ -296,6 +321,9 @@ def publish(
     review = state.review
     listings = {"cached": review.cached, "skipped": review.skipped, "unstarted": review.unstarted}
     summary = render_summary(review.rows, **listings, artifact_url=env.run_url, title=TITLE)
+    if cancelled is not None:
+        # Right under the heading: the counts below are of a run that did not finish.
+        summary = summary.replace("\n\n", f"\n\n> [!CAUTION]\n> {cancelled}\n\n", 1)
     if outcome.history_warning is not None:
         emit_annotation("warning", mask(f"History was not recorded: {outcome.history_warning}"))
         summary += f"\n> [!WARNING]\n> History was not recorded: {outcome.history_warning}\n"

@@ -6,12 +6,13 @@ code that writes them rather than in YAML.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Mapping, Sequence
 
 from ..report._rows import ReviewRow
 from ._commands import annotation
 
-__all__ = ["ANNOTATION_LIMIT", "action_outputs", "failure_annotations"]
+__all__ = ["ANNOTATION_LIMIT", "action_outputs", "cancellation_message", "failure_annotations"]
 
 ANNOTATION_LIMIT = 10
 """GitHub shows at most ten error annotations per step; the rest only clutter the log."""
@@ -79,3 +80,17 @@ def failure_annotations(
             annotation("error", f"{len(failing) - limit} more evals did not pass; see the job summary.")
         )
     return commands
+
+
+def cancellation_message(exit_code: int) -> str | None:
+    """What the summary and ``::error`` say of a run step a signal stopped (exit code ``128 + signal``)."""
+    try:
+        name = signal.Signals(exit_code - 128).name if exit_code > 128 else None
+    except ValueError:
+        name = None
+    if name is None:
+        return None
+    return (
+        f"The run was cancelled by {name} (exit code {exit_code}): trials that had not finished were "
+        "stopped and count as not run, so their evals are incomplete; what finished is reported here."
+    )
