@@ -32,6 +32,10 @@ class FakeGitHub:
     # Responses to send, in order, before serving normally: (status, JSON body, extra headers).
     scripted: list[tuple[int, Any, dict[str, str]]] = field(default_factory=list)
     url: str = ""
+    login: str | None = None
+    """Who ``GET /user`` says the token is; ``None`` answers 403 like an installation token (GITHUB_TOKEN)."""
+    heads: dict[int, str] = field(default_factory=dict)
+    """Head commit of each pull request, for ``GET /repos/{repo}/pulls/{n}`` (404 when absent)."""
     _next_id: int = 1000
 
     def add_comment(self, pr: int, body: str, user: str = "someone") -> dict[str, Any]:
@@ -49,6 +53,14 @@ class FakeGitHub:
         if self.scripted:
             return self.scripted.pop(0)
         parts = urlsplit(target)
+        if parts.path == "/user" and method == "GET":
+            if self.login is None:
+                return 403, {"message": "Resource not accessible by integration", "status": "403"}, {}
+            return 200, {"login": self.login, "type": "User"}, {}
+        if (match := re.fullmatch(rf"/repos/{self.repository}/pulls/(\d+)", parts.path)) and method == "GET":
+            head = self.heads.get(int(match.group(1)))
+            if head is not None:
+                return 200, {"number": int(match.group(1)), "head": {"sha": head}}, {}
         prefix = f"/repos/{self.repository}/issues"
         if match := re.fullmatch(rf"{prefix}/(\d+)/comments", parts.path):
             pr = int(match.group(1))
@@ -62,7 +74,7 @@ class FakeGitHub:
                     headers["Link"] = f'<{next_url}>; rel="next", <{self.url}{parts.path}?page=9>; rel="last"'
                 return 200, chunk, headers
             if method == "POST":
-                return 201, self.add_comment(pr, body["body"], user="github-actions[bot]"), {}
+                return 201, self.add_comment(pr, body["body"], user=self.login or "github-actions[bot]"), {}
         if (match := re.fullmatch(rf"{prefix}/comments/(\d+)", parts.path)) and method == "PATCH":
             for comments in self.comments.values():
                 for comment in comments:

@@ -8,9 +8,21 @@ from pathlib import Path
 import click
 
 from ..github._ci import CiInputs, publish
+from ..report.markdown import sticky_marker
 from ._common import env_option
 
 __all__ = ["publish_command"]
+
+
+def _check_header(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    # The action passes its `comment-header` input straight through: a bad one is a usage error (exit 2).
+    if not value:
+        return None
+    try:
+        sticky_marker(value)
+    except ValueError as exc:
+        raise click.BadParameter(f"{exc} (the action's `comment-header` input)") from None
+    return value
 
 
 @click.command("publish")
@@ -26,14 +38,32 @@ __all__ = ["publish_command"]
 )
 @env_option("--history-branch", default="trialbook-results", show_default=True, help="History branch.")
 @env_option("--github-token", help="Token for pushing history and the PR comment.", show_envvar=True)
+@env_option(
+    "--comment-header",
+    callback=_check_header,
+    metavar="NAME",
+    help="Name of the sticky PR comment (1-64 letters, digits, spaces, . _ -): workflows with different "
+    "names keep separate comments.",
+)
 def publish_command(
-    folders: tuple[Path, ...], results_dir: Path, history_branch: str, github_token: str | None
+    folders: tuple[Path, ...],
+    results_dir: Path,
+    history_branch: str,
+    github_token: str | None,
+    comment_header: str | None,
 ) -> None:
     """Publish what `trialbook ci --stage run` left in one or more results folders.
 
     Several folders (the shards of a matrix, downloaded as artifacts) publish as one run: one set of
-    history lines pushed once, one job summary, one PR comment. Runs no agent. A push that cannot land
-    or a comment that cannot be posted is a warning; the exit code is the run's own (0, 1, 2 or 3).
+    history lines pushed once, one job summary, one PR comment. Runs no agent. The comment is found by
+    its marker and its author (the token's own identity) and names the commit it reflects. A push that
+    cannot land or a comment that cannot be posted is a warning; the exit code is the run's own (0, 1, 2,
+    3, or 130/143 for a cancelled run).
     """
-    inputs = CiInputs(results_dir=results_dir, history_branch=history_branch, github_token=github_token)
+    inputs = CiInputs(
+        results_dir=results_dir,
+        history_branch=history_branch,
+        github_token=github_token,
+        comment_header=comment_header,
+    )
     raise SystemExit(publish(os.environ, inputs, folders).exit_code)

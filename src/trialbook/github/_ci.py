@@ -18,13 +18,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import ExitCode, TrialbookError
 from ..history import HistoryError, open_store
 from ..masking import Masker
 from ..report._rows import BaseResult
-from ..report.markdown import render_pr_comment, render_summary
+from ..report.markdown import render_pr_comment, render_summary, sticky_marker
 from ..runner import ProgressSink, RunOptions, RunReport, load_specs, run
 from ..runner._cancel import current_cancellation
 from ..runner._folder import claim
@@ -96,6 +97,8 @@ class CiInputs:
     results_dir: Path = Path(".trialbook/results")
     comment: bool | None = None
     github_token: str | None = None
+    comment_header: str | None = None
+    """Names the sticky comment (its marker and heading), so two workflows keep separate comments."""
 
 
 @dataclass
@@ -320,7 +323,8 @@ def publish(
     outcome.history_warning = _record_history(state, inputs, env)
     review = state.review
     listings = {"cached": review.cached, "skipped": review.skipped, "unstarted": review.unstarted}
-    summary = render_summary(review.rows, **listings, artifact_url=env.run_url, title=TITLE)
+    title = f"{TITLE}: {inputs.comment_header}" if inputs.comment_header else TITLE
+    summary = render_summary(review.rows, **listings, artifact_url=env.run_url, title=title)
     if cancelled is not None:
         # Right under the heading: the counts below are of a run that did not finish.
         summary = summary.replace("\n\n", f"\n\n> [!CAUTION]\n> {cancelled}\n\n", 1)
@@ -348,6 +352,8 @@ def publish(
         if not token:
             outcome.comment_failure = "no github-token was given"
         else:
+            marker = sticky_marker(inputs.comment_header)
+            head = env.pr_head_sha or env.sha
             body = mask(
                 render_pr_comment(
                     review.rows,
@@ -355,11 +361,14 @@ def publish(
                     skipped=review.skipped,
                     unstarted=review.unstarted,
                     artifact_url=env.run_url,
-                    title=TITLE,
+                    title=title,
                     run_url=env.run_url,
+                    marker=marker,
+                    head_sha=head,
+                    updated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
                 )
             )
-            outcome.comment_failure = _post_comment(token, env, body)
+            outcome.comment_failure = _post_comment(token, env, body, marker, head)
         if outcome.comment_failure is not None:
             emit_annotation("warning", f"The PR comment was not posted: {outcome.comment_failure}")
     return outcome
@@ -389,10 +398,15 @@ def run_ci(environ: Mapping[str, str], inputs: CiInputs, sink: ProgressSink | No
     return ran
 
 
-def _post_comment(token: str, env: ActionsEnv, body: str) -> str | None:
+def _post_comment(token: str, env: ActionsEnv, body: str, marker: str, head: str | None) -> str | None:
     """Create or update the sticky comment; the reason it failed, or ``None`` when it was posted."""
     assert env.pr_number is not None
     outcome = upsert_sticky_comment(
-        GitHubApi(token, api_url=env.api_url), env.repository, env.pr_number, body
+        GitHubApi(token, api_url=env.api_url),
+        env.repository,
+        env.pr_number,
+        body,
+        marker=marker,
+        head_sha=head,
     )
     return None if outcome.posted else outcome.reason

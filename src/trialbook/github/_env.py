@@ -184,6 +184,13 @@ class ActionsEnv:
         return sha if isinstance(sha, str) and sha else None
 
     @property
+    def pr_head_sha(self) -> str | None:
+        """The PR head commit the event fired for (``GITHUB_SHA`` is the test merge commit instead)."""
+        head = _dict(self.pull_request.get("head") if self.pull_request else None)
+        sha = head.get("sha")
+        return sha if isinstance(sha, str) and sha else None
+
+    @property
     def pr_labels(self) -> tuple[str, ...]:
         """Names of the labels on the pull request when the event fired (the added one included)."""
         labels = self.pull_request.get("labels") if self.pull_request else None

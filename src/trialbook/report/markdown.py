@@ -8,6 +8,7 @@ Secrets are masked by the caller before any text reaches these functions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ..stats import REGRESSION_TEST_NAME, format_rate
@@ -21,10 +22,33 @@ __all__ = [
     "ReviewRow",
     "render_pr_comment",
     "render_summary",
+    "sticky_marker",
 ]
 
 STICKY_MARKER = "<!-- trialbook:sticky -->"
 """Hidden first line of the PR comment; the comment client finds the comment to update by it."""
+
+_HEADER = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}")
+
+
+def sticky_marker(header: str | None = None) -> str:
+    """The hidden marker of the comment named ``header`` (``--comment-header``); the default without one.
+
+    Two workflows that post with different headers keep two comments: neither marker contains the other.
+
+    Raises:
+        ValueError: a header that is not 1 to 64 letters, digits, spaces, ``.``, ``_`` or ``-``
+            (starting with a letter or digit), so it can never end the HTML comment or break the heading.
+    """
+    if header is None:
+        return STICKY_MARKER
+    if not _HEADER.fullmatch(header) or header != header.strip():
+        raise ValueError(
+            f"comment header {header!r}: use 1 to 64 letters, digits, spaces, '.', '_' or '-', starting "
+            "with a letter or digit, e.g. nightly-evals"
+        )
+    return f"<!-- trialbook:sticky:{header} -->"
+
 
 COMMENT_LIMIT = 65_000
 """GitHub rejects issue comments over 65,536 characters; stay a little below."""
@@ -311,20 +335,38 @@ def render_pr_comment(
     title: str = "trialbook evals",
     run_url: str | None = None,
     limit: int = COMMENT_LIMIT,
+    marker: str = STICKY_MARKER,
+    head_sha: str | None = None,
+    updated_at: str | None = None,
 ) -> str:
     """The sticky PR comment: the summary's content under the hidden marker, cut to fit GitHub's limit.
 
     The marker is the first line so the comment client can find this comment again and edit it in place
-    instead of adding a new one on every push.
+    instead of adding a new one on every push. ``head_sha`` and ``updated_at`` (shown under the heading,
+    the commit also as a hidden ``trialbook:head`` marker) say which commit the results are for and when
+    they were posted, since one comment is edited through a PR's whole life.
     """
     body = render_summary(
         rows, cached=cached, skipped=skipped, unstarted=unstarted, artifact_url=artifact_url, title=title
     )
+    stamp = [
+        f"commit {_text(head_sha[:7])}" if head_sha else "",
+        f"updated {_text(updated_at)}" if updated_at else "",
+    ]
+    shown = " · ".join(part for part in stamp if part)
+    if shown:
+        # Under the heading: "## title\n\n**counts**" becomes "## title\n\nResults for …\n\n**counts**".
+        body = body.replace("\n\n", f"\n\nResults for {shown}\n\n", 1)
+    hidden = (
+        f"<!-- trialbook:head={head_sha} -->\n"
+        if head_sha and re.fullmatch(r"[0-9a-f]{7,64}", head_sha)
+        else ""
+    )
     footer = f"\n[Workflow run]({run_url})\n" if run_url else ""
-    text = f"{STICKY_MARKER}\n{body}{footer}"
+    text = f"{marker}\n{hidden}{body}{footer}"
     if len(text) <= limit:
         return text
     note = "\n…\n\nThis comment was cut to fit GitHub's size limit; the job summary has every row.\n"
     room = limit - len(note) - len(footer)
     cut = text.rfind("\n", 0, room)
-    return text[: max(cut, len(STICKY_MARKER))] + note + footer
+    return text[: max(cut, len(marker) + len(hidden))] + note + footer
