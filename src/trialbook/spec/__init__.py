@@ -5,6 +5,7 @@ nothing else. Problems are collected per file and raised together as one ``Confi
 """
 
 from ._cache import CACHE_FORMAT, cache_material
+from ._compare import CompareSpec
 from ._discover import EVAL_SUFFIXES, discover_eval_files
 from ._inputs import InstructionFile, SkillFolder, input_names, without_inputs
 from ._load import load_evals
@@ -19,6 +20,7 @@ __all__ = [
     "CACHE_FORMAT",
     "DEFAULT_TIMEOUT_S",
     "EVAL_SUFFIXES",
+    "CompareSpec",
     "EvalDefinition",
     "EvalSpec",
     "InstructionFile",

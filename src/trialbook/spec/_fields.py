@@ -169,6 +169,44 @@ FIELDS: tuple[FieldDoc, ...] = (
         "skills: [../.claude/skills/deploy]",
     ),
     FieldDoc(
+        "compare",
+        {
+            "anyOf": [
+                {"const": "without"},
+                {
+                    "type": "object",
+                    "required": ["without"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "without": {
+                            "anyOf": [
+                                {"const": "all"},
+                                {
+                                    "type": "array",
+                                    "minItems": 1,
+                                    "uniqueItems": True,
+                                    "items": {"type": "string", "minLength": 1},
+                                },
+                            ],
+                            "description": "The declared instruction files (by sandbox path) and skills "
+                            "(by name) to leave out, or all.",
+                        },
+                        "alpha": {
+                            "type": "number",
+                            "exclusiveMinimum": 0,
+                            "exclusiveMaximum": 1,
+                            "default": 0.05,
+                            "description": "Significance level of the with/without difference.",
+                        },
+                    },
+                },
+            ]
+        },
+        "Also run every agent without the declared instruction files and skills (or those listed), and "
+        "test the difference; pass_rate judges the with arm only.",
+        "compare: without",
+    ),
+    FieldDoc(
         "assert",
         {"type": "array", "items": {"$ref": "#/$defs/assertion"}},
         "Checks that must all hold after the agent finished, in order.",

@@ -9,6 +9,7 @@ from typing import Literal
 
 from ..agents import AgentSpec
 from ..assertions import Assertion
+from ._compare import CompareSpec
 from ._inputs import InstructionFile, SkillFolder
 
 __all__ = ["DEFAULT_TIMEOUT_S", "EvalSpec", "ShimSpec"]
@@ -55,6 +56,8 @@ class EvalSpec:
     shims: tuple[ShimSpec, ...] = ()
     instructions: tuple[InstructionFile, ...] = ()
     skills: tuple[SkillFolder, ...] = ()
+    compare: CompareSpec | None = None
+    """With/without arms (``compare:``): names already checked against ``instructions`` and ``skills``."""
     assertions: tuple[Assertion, ...] = ()
     max_cost_usd: float | None = None
     timeout_s: float = DEFAULT_TIMEOUT_S

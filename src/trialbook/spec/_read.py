@@ -10,6 +10,7 @@ from ..agents import AgentSpec
 from ..assertions import Assertion
 from ..sandbox import TemplateFilter, check_pattern
 from ..sandbox._special import find_special_files
+from ._compare import CompareSpec, check_compare, read_compare
 from ._context import Context
 from ._fields import FIELDS, ID_PATTERN
 from ._inputs import InstructionFile, SkillFolder
@@ -48,6 +49,8 @@ class _EvalReader:
         self.timeout_s: float | None = DEFAULT_TIMEOUT_S
         self.instructions: tuple[InstructionFile, ...] | None = ()
         self.skills: tuple[SkillFolder, ...] | None = ()
+        self.compare: CompareSpec | None = None
+        self.compare_ok = True
 
     def read_id(self, node: Node) -> None:
         text = self.ctx.read.string(node, "id", _EXAMPLE["id"])
@@ -186,6 +189,16 @@ class _EvalReader:
     def read_skills(self, node: Node) -> None:
         self.skills = read_skills(node, self.ctx)
 
+    def read_compare(self, node: Node) -> None:
+        self.compare = read_compare(node, self.ctx)
+        self.compare_ok = self.compare is not None
+
+    def check_compare(self) -> None:
+        # After every key: instructions and skills may be written below compare.
+        if self.compare is not None and self.instructions is not None and self.skills is not None:
+            self.compare = check_compare(self.compare, self.instructions, self.skills, self.ctx)
+            self.compare_ok = self.compare is not None
+
     def read_assert(self, node: Node) -> None:
         self.assertions = read_assertions(node, self.ctx)
 
@@ -218,6 +231,7 @@ READERS: dict[str, Callable[[_EvalReader, Node], None]] = {
     "shims": _EvalReader.read_shims,
     "instructions": _EvalReader.read_instructions,
     "skills": _EvalReader.read_skills,
+    "compare": _EvalReader.read_compare,
     "assert": _EvalReader.read_assert,
     "max_cost_usd": _EvalReader.read_max_cost_usd,
     "timeout": _EvalReader.read_timeout,
@@ -251,6 +265,7 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
             ctx.lines[key] = entries[key].line
             READERS[key](reader, entries[key])
     _check_prompt_keys(entries, root, ctx)
+    reader.check_compare()
     if "agents" not in entries:
         ctx.problems.add(root.line, "agents", "is missing", f"write e.g. {_EXAMPLE['agents']}")
     if reader.prompt is not None:
@@ -271,6 +286,7 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         or r.template_exclude is None
         or r.instructions is None
         or r.skills is None
+        or not r.compare_ok
     ):
         return None
     return EvalSpec(
@@ -290,6 +306,7 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         shims=r.shims,
         instructions=r.instructions,
         skills=r.skills,
+        compare=r.compare,
         assertions=r.assertions,
         max_cost_usd=r.max_cost_usd,
         timeout_s=r.timeout_s,
