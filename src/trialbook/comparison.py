@@ -26,6 +26,7 @@ __all__ = [
     "COMPARE_ALPHA",
     "COMPARISON_TEST_NAME",
     "Arm",
+    "ComparedPair",
     "Comparison",
     "Effect",
     "format_p_value",
@@ -188,3 +189,25 @@ def _count(value: JsonValue | None) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise ValueError(f"expected a count, got {value!r}")
     return value
+
+
+@dataclass(frozen=True)
+class ComparedPair:
+    """One compared eval × agent: the eval's id, the ``with`` arm's agent label, and the comparison."""
+
+    eval_id: str
+    agent: str
+    comparison: Comparison
+
+    def to_json(self) -> JsonObject:
+        """``{"id", "agent", **comparison}``, as the run manifest and ``--json`` list it."""
+        return {"id": self.eval_id, "agent": self.agent, **self.comparison.to_json()}
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, JsonValue]) -> ComparedPair | None:
+        """Read back :meth:`to_json`; ``None`` when it is not one."""
+        eval_id, agent = value.get("id"), value.get("agent")
+        comparison = Comparison.from_json(value)
+        if not isinstance(eval_id, str) or not isinstance(agent, str) or comparison is None:
+            return None
+        return cls(eval_id, agent, comparison)

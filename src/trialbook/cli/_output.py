@@ -13,6 +13,7 @@ from ..report.junit import render_junit
 from ..report.markdown import render_summary
 from ..report.terminal import render_table
 from ..runner import RunOptions, RunReport
+from ..runner._arms import comparisons
 from ..runner._review import entry_remarks, review_of, table_rows
 
 __all__ = ["emit_report", "render_plan", "write_report_files"]
@@ -54,6 +55,10 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
         return ExitCode.OK
     click.echo("")
     click.echo(mask(render_table(table_rows(report))))
+    compared = comparisons(report.plan, report.results)
+    if compared:
+        lines = [f"{pair.eval_id} [{pair.agent}]  {pair.comparison.text()}" for pair in compared]
+        click.echo("\nwith and without:\n" + mask("\n".join(f"  {line}" for line in lines)))
     ledger = report.ledger
     if ledger.unknown_cost_trials:
         click.echo(
@@ -114,7 +119,11 @@ def write_report_files(report: RunReport, options: RunOptions) -> None:
     if options.summary is not None:
         review = review_of(report)
         text = render_summary(
-            review.rows, cached=review.cached, skipped=review.skipped, unstarted=review.unstarted
+            review.rows,
+            cached=review.cached,
+            skipped=review.skipped,
+            unstarted=review.unstarted,
+            comparisons=review.comparisons,
         )
         atomic_write_text(options.summary, mask(text))
 

@@ -60,5 +60,11 @@ def report_command(
         return
     review = review_from_suite(report)
     click.echo(
-        render_summary(review.rows, cached=review.cached, skipped=review.skipped, unstarted=review.unstarted)
+        render_summary(
+            review.rows,
+            cached=review.cached,
+            skipped=review.skipped,
+            unstarted=review.unstarted,
+            comparisons=review.comparisons,
+        )
     )

@@ -324,7 +324,9 @@ def publish(
     review = state.review
     listings = {"cached": review.cached, "skipped": review.skipped, "unstarted": review.unstarted}
     title = f"{TITLE}: {inputs.comment_header}" if inputs.comment_header else TITLE
-    summary = render_summary(review.rows, **listings, artifact_url=env.run_url, title=title)
+    summary = render_summary(
+        review.rows, **listings, artifact_url=env.run_url, title=title, comparisons=review.comparisons
+    )
     if cancelled is not None:
         # Right under the heading: the counts below are of a run that did not finish.
         summary = summary.replace("\n\n", f"\n\n> [!CAUTION]\n> {cancelled}\n\n", 1)
@@ -366,6 +368,7 @@ def publish(
                     marker=marker,
                     head_sha=head,
                     updated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                    comparisons=review.comparisons,
                 )
             )
             outcome.comment_failure = _post_comment(token, env, body, marker, head)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from ..comparison import ComparedPair
 from ..errors import ExitCode, UsageError
 from ..fsutil import atomic_write_text
 from ..history import HistoryLine
@@ -134,6 +135,13 @@ def _listed(items: Sequence[Mapping[str, Any]]) -> list[ListedEval]:
     return [ListedEval(eval_id=str(i["eval_id"]), agent=i["agent"], reason=str(i["reason"])) for i in items]
 
 
+def _compared(items: Sequence[Mapping[str, Any]]) -> list[ComparedPair]:
+    pairs = [ComparedPair.from_json(item) for item in items]
+    if any(pair is None for pair in pairs):
+        raise ValueError("a comparison is not one trialbook wrote")
+    return [pair for pair in pairs if pair is not None]
+
+
 def state_to_json(state: CiState) -> dict[str, Any]:
     """The JSON document of ``state`` (a ``kind``/``version`` header first)."""
     review = state.review
@@ -152,6 +160,7 @@ def state_to_json(state: CiState) -> dict[str, Any]:
             "cached": _listed_json(review.cached),
             "skipped": _listed_json(review.skipped),
             "unstarted": _listed_json(review.unstarted),
+            "comparisons": [pair.to_json() for pair in review.comparisons],
         },
         "eval_files": dict(state.eval_files),
         "history_lines": [line.to_json() for line in state.history_lines],
@@ -183,6 +192,7 @@ def state_from_json(data: object, where: str) -> CiState:
                 cached=_listed(review["cached"]),
                 skipped=_listed(review["skipped"]),
                 unstarted=_listed(review["unstarted"]),
+                comparisons=_compared(review.get("comparisons", [])),
             ),
             eval_files={str(k): str(v) for k, v in data["eval_files"].items()},
             history_lines=[
@@ -223,6 +233,7 @@ def merge_states(states: Sequence[CiState]) -> CiState:
             cached=[item for s in states for item in s.review.cached],
             skipped=_still_skipped(states),
             unstarted=[item for s in states for item in s.review.unstarted],
+            comparisons=[pair for s in states for pair in s.review.comparisons],
         ),
         eval_files={k: v for s in states for k, v in s.eval_files.items()},
         history_lines=[line for s in states for line in s.history_lines],

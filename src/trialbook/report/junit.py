@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Callable
 
 from ..evidence import SuiteReport, TestReport
@@ -26,6 +27,7 @@ _PROPERTIES = (
     "cached_verdict",
     "cached_started_at",
     "cached_commit",
+    "arm",
     "passed",
     "trials",
     "pass_rate",
@@ -69,14 +71,18 @@ def render_junit(suite: SuiteReport, mask: Callable[[str], str] = _identity) -> 
 
     counts = suite.outcome_counts
     # A cached failure is a <failure> below, so it counts as one: the attribute agrees with the elements.
-    cached_failed = sum(1 for test in suite.tests if _cached_failure(test))
+    # A compared eval's without arm is a measurement: its case never counts as a failure (see below).
+    unjudged = Counter(t.outcome for t in suite.tests if t.properties.get("arm") == "without")
+    cached_failed = sum(
+        1 for test in suite.tests if _cached_failure(test) and test.properties.get("arm") != "without"
+    )
     root = ET.Element(
         "testsuite",
         {
             "name": "trialbook",
             "tests": str(len(suite.tests)),
-            "failures": str(counts["failed"] + cached_failed),
-            "errors": str(counts["error"] + counts["incomplete"]),
+            "failures": str(counts["failed"] - unjudged["failed"] + cached_failed),
+            "errors": str(sum(counts[o] - unjudged[o] for o in ("error", "incomplete"))),
             "skipped": str(counts["skipped"]),
             "time": f"{suite.metadata.duration_s or 0.0:.3f}",
             "timestamp": suite.metadata.started_at,
@@ -95,7 +101,10 @@ def render_junit(suite: SuiteReport, mask: Callable[[str], str] = _identity) -> 
         )
         message = clean("\n".join(test.assertion_errors))
         first = clean(test.assertion_errors[0]) if test.assertion_errors else ""
-        if test.outcome == "failed" or _cached_failure(test):
+        if test.properties.get("arm") == "without":
+            out = ET.SubElement(case, "system-out")
+            out.text = clean(f"without arm of a compared eval, not judged: {test.properties.get('verdict')}")
+        elif test.outcome == "failed" or _cached_failure(test):
             node = ET.SubElement(case, "failure", {"message": first or "failed"})
             node.text = message
         elif test.outcome in ("error", "incomplete"):

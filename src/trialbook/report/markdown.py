@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..comparison import COMPARISON_TEST_NAME, ComparedPair
 from ..stats import REGRESSION_TEST_NAME, format_rate
 from ._rows import BaseResult, ListedEval, ReviewRow
 
@@ -270,6 +271,22 @@ def _notes(rows: Sequence[ReviewRow]) -> list[str]:
     return lines
 
 
+def _comparisons(pairs: Sequence[ComparedPair]) -> list[str]:
+    if not pairs:
+        return []
+    lines = ["", "### With and without", ""]
+    lines += [f"- {_text(p.eval_id)} × {_text(p.agent)}: {_text(p.comparison.text())}" for p in pairs]
+    alpha = ", ".join(sorted({f"{p.comparison.alpha:g}" for p in pairs}))
+    return [
+        *lines,
+        "",
+        "Each eval ran a second time without the compared instruction files and skills; "
+        f"{COMPARISON_TEST_NAME} of the difference (helps or hurts at p ≤ {alpha}). Only the “with” arm's "
+        "pass rate decides the verdict; “loaded” counts its trials in which every compared input reached "
+        "the model.",
+    ]
+
+
 def render_summary(
     rows: Sequence[ReviewRow],
     *,
@@ -278,6 +295,7 @@ def render_summary(
     unstarted: Sequence[ListedEval] = (),
     artifact_url: str | None = None,
     title: str = "trialbook evals",
+    comparisons: Sequence[ComparedPair] = (),
 ) -> str:
     """The job summary: counts, one table row per eval × agent that ran, then what did not run and why.
 
@@ -289,6 +307,7 @@ def render_summary(
         unstarted: entries the budget stopped before any trial ran.
         artifact_url: link to the uploaded results folder, when known.
         title: heading of the section; matrix jobs put their shard here.
+        comparisons: with/without comparisons of evals with ``compare:``.
     """
     lines = [f"## {_text(title)}", "", f"**{_counts(rows, cached, len(skipped), len(unstarted))}**"]
     if rows:
@@ -310,6 +329,7 @@ def render_summary(
                 "“within the usual range” means a result this low turns up often enough on the base "
                 f"branch itself (p > {alpha:g}), so it is not a regression.",
             ]
+    lines += _comparisons(comparisons)
     lines += _unstable(rows)
     lines += _failures(rows)
     lines += _notes(rows)
@@ -338,6 +358,7 @@ def render_pr_comment(
     marker: str = STICKY_MARKER,
     head_sha: str | None = None,
     updated_at: str | None = None,
+    comparisons: Sequence[ComparedPair] = (),
 ) -> str:
     """The sticky PR comment: the summary's content under the hidden marker, cut to fit GitHub's limit.
 
@@ -347,7 +368,13 @@ def render_pr_comment(
     they were posted, since one comment is edited through a PR's whole life.
     """
     body = render_summary(
-        rows, cached=cached, skipped=skipped, unstarted=unstarted, artifact_url=artifact_url, title=title
+        rows,
+        cached=cached,
+        skipped=skipped,
+        unstarted=unstarted,
+        artifact_url=artifact_url,
+        title=title,
+        comparisons=comparisons,
     )
     stamp = [
         f"commit {_text(head_sha[:7])}" if head_sha else "",

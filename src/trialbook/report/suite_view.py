@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..comparison import ComparedPair, Comparison
 from ..evidence import JsonValue, SuiteReport
 from ._rows import ListedEval, ReviewRow, cached_note
 
@@ -19,6 +20,8 @@ class Review:
     cached: list[ListedEval] = field(default_factory=list)
     skipped: list[ListedEval] = field(default_factory=list)
     unstarted: list[ListedEval] = field(default_factory=list)
+    comparisons: list[ComparedPair] = field(default_factory=list)
+    """With/without comparisons of ``compare:`` evals; their ``without`` arms have no row of their own."""
 
 
 def _int(value: JsonValue) -> int:
@@ -64,14 +67,20 @@ def review_from_suite(suite: SuiteReport) -> Review:
         props = test.properties
         eval_id, _, agent = test.id.partition("::")
         reason = str(props.get("reason", ""))
+        compared = props.get("comparison")
+        comparison = Comparison.from_json(compared) if isinstance(compared, dict) else None
+        if comparison is not None:
+            review.comparisons.append(ComparedPair(eval_id, agent, comparison))
         if test.outcome == "cached":
             review.cached.append(ListedEval(eval_id=eval_id, agent=agent or None, reason=reason))
             verdict = props.get("cached_verdict")
-            if isinstance(verdict, str):
+            if isinstance(verdict, str) and props.get("arm") != "without":
                 review.rows.append(_cached_row(eval_id, agent, verdict, props, test.assertion_errors))
             continue
         if test.outcome == "skipped":
             review.skipped.append(ListedEval(eval_id=eval_id, agent=agent or None, reason=reason))
+            continue
+        if props.get("arm") == "without":
             continue
         trials = _int(props.get("trials", len(test.executions)))
         review.rows.append(

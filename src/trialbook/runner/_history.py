@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from .. import __version__
 from ..history import HistoryLine, HistoryStore, format_started_at, parse_started_at
 from ..report.flaky import WINDOW
+from ._arms import arm_extra
 from ._engine import EntryResult
 from ._explain import fit
 from ._plan import PlanEntry
@@ -178,7 +179,7 @@ def history_lines(
 
 
 def _extra(result: EntryResult, context: Mapping[str, str], mask: Callable[[str], str]) -> dict[str, object]:
-    extra: dict[str, object] = dict(context)
+    extra: dict[str, object] = dict(context) | arm_extra(result)
     if result.verdict != "pass":
         extra.update(failure_summary(result.failures, mask))
     if result.unstarted:

@@ -17,6 +17,7 @@ from typing import Any
 from .. import __version__
 from ..errors import UsageError
 from ..evidence import JsonObject, JsonValue, read_json
+from ._arms import comparisons
 from ._engine import EntryResult
 from ._options import RunOptions
 from ._plan import PlanEntry
@@ -64,6 +65,7 @@ def pair_json(entry: PlanEntry, result: EntryResult | None = None) -> JsonObject
         "model": entry.model,
         "verdict": _verdict(entry, result),
         "result": ran,
+        **({"arm": entry.arm} if entry.arm is not None else {}),
     }
 
 
@@ -105,6 +107,7 @@ def build_manifest(
         "git_commit": git_commit,
         "selection": _selection(options),
         "pairs": [pair_json(entry, by_key.get(entry.key)) for entry in plan],
+        "comparisons": [found.to_json() for found in comparisons(plan, results)],
         "history_lines": list(history_lines),
     }
 
@@ -126,6 +129,11 @@ def failed_pairs(manifest: Mapping[str, Any]) -> set[str]:
     pairs = manifest.get("pairs")
     found: set[str] = set()
     for pair in pairs if isinstance(pairs, list) else []:
-        if isinstance(pair, dict) and pair.get("verdict") in ("fail", "error"):
+        # A without arm is never a failure; its with arm brings it back with it (see build_plan).
+        if (
+            isinstance(pair, dict)
+            and pair.get("verdict") in ("fail", "error")
+            and pair.get("arm") != "without"
+        ):
             found.add(f"{pair.get('id')}::{pair.get('agent')}")
     return found

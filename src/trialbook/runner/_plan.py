@@ -9,18 +9,28 @@ from typing import Literal, Protocol
 
 from ..agents import Agent, AgentSpec, create_agent
 from ..agents.noop import NoopAgent
+from ..comparison import Arm
 from ..errors import UsageError
 from ..evidence import JsonValue
 from ..hashing import canonical_json, tagged_sha256
 from ..sandbox import TemplateFilter
 from ..select import CACHEABLE_VERDICTS, balanced_shard_of, cache_decision, tree_hash
-from ..spec import EvalSpec, RenderedPrompt, cache_material, render_options, render_prompt, secret_marker
+from ..spec import (
+    EvalSpec,
+    RenderedPrompt,
+    cache_material,
+    render_options,
+    render_prompt,
+    secret_marker,
+    without_inputs,
+)
 from ._selection import Selection
 
 __all__ = [
     "ADAPTIVE_MIN_TRIALS",
     "CONTROL_AGENT",
     "CONTROL_LABEL",
+    "WITHOUT_SUFFIX",
     "Action",
     "AgentPool",
     "PlanEntry",
@@ -34,6 +44,14 @@ CONTROL_LABEL = "noop-control"
 
 CONTROL_AGENT = AgentSpec("noop", {}, "the negative control")
 """The negative control's agent: the built-in noop, which does nothing."""
+
+WITHOUT_SUFFIX = "~without"
+"""Appended to an agent's label for the ``without`` arm of a ``compare:`` eval (``codex~without``).
+
+The arm gets its own label so that everything keyed by eval × agent — result folders, history lines and
+their cache lookups, flakiness windows, forecasts — keeps the two arms apart without knowing of arms.
+``~`` is in no agent label (names are words, duplicates get ``-N``) and is safe in paths and artifacts.
+"""
 
 ADAPTIVE_MIN_TRIALS = 3
 """The first wave of ``--adaptive`` for evals that name no minimum: fewer says too little to stop on."""
@@ -58,6 +76,10 @@ class PlanEntry:
     rendered: RenderedPrompt | None = field(default=None, compare=False, repr=False)
     control: bool = False
     """The eval's negative control: its assertions on a sandbox no agent touched."""
+    arm: Arm | None = None
+    """``with`` or ``without`` for an eval with ``compare:``; ``None`` for every other eval."""
+    dropped: tuple[str, ...] = ()
+    """The compared instruction files and skills: what the ``without`` arm leaves out (set on both arms)."""
 
     @property
     def key(self) -> str:
@@ -184,6 +206,50 @@ def control_entry(entry: PlanEntry, pool: AgentPool) -> PlanEntry:
     )  # fmt: skip
 
 
+def _arms(entry: PlanEntry) -> list[PlanEntry]:
+    """The entry itself, or for an eval with ``compare:`` its ``with`` and ``without`` arms.
+
+    Both arms run every trial: stopping early on the trials seen so far would bias the exact test of
+    their difference, so adaptive trials are off for compared evals. The ``without`` arm is the same
+    eval with the compared inputs removed; its different inputs give it its own cache key.
+    """
+    compare = entry.spec.compare
+    if compare is None:
+        return [entry]
+    spec = replace(entry.spec, min_trials=None)
+    dropped = compare.dropped(spec.instructions, spec.skills)
+    without = without_inputs(spec, dropped)
+    return [
+        replace(entry, spec=spec, arm="with", dropped=dropped),
+        replace(entry, spec=without, label=entry.label + WITHOUT_SUFFIX, arm="without", dropped=dropped),
+    ]
+
+
+def with_key(entry: PlanEntry) -> str:
+    """The key of the ``with`` arm of ``entry`` (its own key for any other entry)."""
+    return entry.key.removesuffix(WITHOUT_SUFFIX) if entry.arm == "without" else entry.key
+
+
+def _selected(
+    entry: PlanEntry,
+    chosen: Selection,
+    changed: Mapping[str, str] | None,
+    unchanged: Mapping[str, str] | None,
+) -> PlanEntry:
+    """The entry as the selection decides it: filtered, unchanged, or to be run (and why)."""
+    spec = entry.spec
+    if not chosen.matches_id(spec.id):
+        return replace(entry, action="filtered", reason=chosen.filter_reason)
+    # A without arm goes where its with arm goes: one without the other compares nothing.
+    if chosen.only_keys is not None and with_key(entry) not in chosen.only_keys:
+        return replace(entry, action="filtered", reason=chosen.only_reason)
+    if unchanged is not None and spec.id in unchanged:
+        return replace(entry, action="unchanged", reason=unchanged[spec.id])
+    if changed is not None and spec.id in changed:
+        return replace(entry, reason=changed[spec.id])
+    return entry
+
+
 def build_plan(
     specs: Sequence[EvalSpec],
     *,
@@ -216,21 +282,10 @@ def build_plan(
         rendered = rendered_for_plan(effective, environ)
         prompt_hash = tagged_sha256(rendered.for_hash.encode("utf-8"))
         for agent_spec, label in _select_agents(effective, chosen.agents, registered):
-            entry = PlanEntry(
+            first = PlanEntry(
                 effective, agent_spec, label, "run", "selected", prompt_sha256=prompt_hash, rendered=rendered
             )
-            if not chosen.matches_id(spec.id):
-                entries.append(replace(entry, action="filtered", reason=chosen.filter_reason))
-                continue
-            if chosen.only_keys is not None and entry.key not in chosen.only_keys:
-                entries.append(replace(entry, action="filtered", reason=chosen.only_reason))
-                continue
-            if unchanged is not None and spec.id in unchanged:
-                entries.append(replace(entry, action="unchanged", reason=unchanged[spec.id]))
-                continue
-            if changed is not None and spec.id in changed:
-                entry = replace(entry, reason=changed[spec.id])
-            entries.append(entry)
+            entries += [_selected(entry, chosen, changed, unchanged) for entry in _arms(first)]
     survivors = [e for e in entries if not (e.action == "filtered" and e.reason == chosen.filter_reason)]
     if (chosen.filters or chosen.agents) and not survivors:
         raise UsageError(

@@ -8,6 +8,7 @@ from ..report._rows import BaseResult, ListedEval, ReviewRow, cached_note
 from ..report.flaky import Stability, stability
 from ..report.suite_view import Review
 from ..report.terminal import TableRow
+from ._arms import comparisons
 from ._engine import EntryResult
 from ._history import cached_failures
 from ._plan import PlanEntry
@@ -92,7 +93,8 @@ def review_of(report: RunReport, base: BaseLookup | None = None) -> Review:
     unstarted: list[ListedEval] = []
     for result in report.results:
         entry = result.entry
-        if result.outcomes:
+        # A without arm is not judged: it shows in the comparison, not as a row of its own.
+        if result.outcomes and entry.arm != "without":
             rows.append(_row(report, result, base))
         if result.unstarted:
             unstarted.append(
@@ -115,13 +117,17 @@ def review_of(report: RunReport, base: BaseLookup | None = None) -> Review:
         for e in report.plan
         if e.action == "cached"
     ]
-    rows += [_cached_row(e, e.last, base) for e in report.plan if e.action == "cached" and e.last is not None]
+    rows += [
+        _cached_row(e, e.last, base)
+        for e in report.plan
+        if e.action == "cached" and e.last is not None and e.arm != "without"
+    ]
     skipped = [
         ListedEval(eval_id=e.spec.id, agent=e.label, reason=e.reason)
         for e in report.plan
         if e.action in ("filtered", "unchanged")
     ]
-    return Review(rows, cached, skipped, unstarted)
+    return Review(rows, cached, skipped, unstarted, comparisons(report.plan, report.results))
 
 
 def entry_remarks(result: EntryResult) -> list[str]:

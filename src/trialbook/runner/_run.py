@@ -92,9 +92,12 @@ class RunReport:
         """
         if self.cancelled_by is not None:
             return 128 + self.cancelled_by
-        verdicts = [result.verdict for result in self.results]
+        # A compared eval's without arm is a measurement, never a failure of the run (docs/instructions.md).
+        verdicts = [result.verdict for result in self.results if result.entry.arm != "without"]
         cached_failures = [
-            e for e in self.plan if e.action == "cached" and getattr(e.last, "verdict", "") == "fail"
+            e
+            for e in self.plan
+            if e.action == "cached" and e.arm != "without" and getattr(e.last, "verdict", "") == "fail"
         ]
         failing = ("fail", "error", "vacuous")
         if any(v in failing for v in verdicts) or cached_failures or self.history_error:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from .. import __version__
 from ..evidence import ExecutionRecord, JsonValue, Outcome, SuiteMetadata, SuiteReport, TestReport
 from ..stats import rate_json
+from ._arms import comparisons
 from ._engine import EntryResult
 from ._history import cached_failures
 from ._plan import PlanEntry
@@ -42,6 +44,8 @@ def _properties(entry: PlanEntry) -> dict[str, JsonValue]:
         "prompt_sha256": entry.prompt_sha256,
         "eval_file": str(entry.spec.source),
         "reason": entry.reason,
+        # Only on compared evals, so every other test keeps the properties it had.
+        **({"arm": entry.arm, "compared": list(entry.dropped)} if entry.arm is not None else {}),
     }
 
 
@@ -119,6 +123,15 @@ def build_suite(
     """One test per eval × agent in plan order; executions are the trials that ran."""
     by_key = {result.entry.key: result for result in results}
     tests = [_ran(by_key[entry.key]) if entry.key in by_key else _not_ran(entry) for entry in plan]
+    compared = {
+        f"{found.eval_id}::{found.agent}": found.comparison.to_json() for found in comparisons(plan, results)
+    }
+    tests = [
+        replace(test, properties={**test.properties, "comparison": compared[test.id]})
+        if test.id in compared
+        else test
+        for test in tests
+    ]
     return SuiteReport(
         metadata=SuiteMetadata(
             producer="trialbook eval",
