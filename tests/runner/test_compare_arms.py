@@ -72,6 +72,11 @@ def test_an_agent_that_ignores_the_instruction_shows_no_difference(invoke: Invok
     assert compared["loaded"] is None  # no audit ran: unknown, never counted as loaded
     assert (tmp_path / ".trialbook/runs/latest/evals/follow/fake~without/trial-6/result.json").is_file()
 
+    report = invoke("report")
+    assert report.exit_code == 0, report.output
+    assert f"follow × fake: {same}" in report.output
+    assert "fake~without" not in report.output.split("### With and without")[0]  # no row of its own
+
     again = invoke("eval", "evals", "--history-dir", "history")
     assert again.exit_code == 0, again.output
     assert "cached (pass)" in again.output
