@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -80,6 +80,7 @@ class RecordedRequest:
 class _State:
     script: tuple[Reply, ...]
     fail_status: int | None
+    when: tuple[tuple[str, tuple[Reply, ...]], ...] = ()
     requests: list[RecordedRequest] = field(default_factory=list)
     stopping: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -89,9 +90,14 @@ class _State:
         with self.lock:
             return next(self.ids)
 
-    def reply_at(self, position: int) -> Reply:
-        if position < len(self.script):
-            return self.script[position]
+    def reply_at(self, position: int, body: Any = None) -> Reply:
+        script = self.script
+        if self.when:
+            # The first script whose marker the request carries anywhere (system text, messages, tools).
+            text = json.dumps(body, ensure_ascii=False)
+            script = next((replies for marker, replies in self.when if marker in text), script)
+        if position < len(script):
+            return script[position]
         return say("(the fake model server's script is exhausted)")
 
 
@@ -170,7 +176,7 @@ class _Handler(BaseHTTPRequestHandler):
         if state.fail_status is not None:
             self._json(state.fail_status, error_body)
             return
-        reply = state.reply_at(position)
+        reply = state.reply_at(position, body)
         if reply.hang:
             state.stopping.wait()
             self.close_connection = True
@@ -308,10 +314,19 @@ class ModelServer:
         script: the model replies by conversation position (see the module docstring).
         fail_status: answer every model request with this HTTP status and the provider's own error
             body instead (``401`` for an authentication failure).
+        when: marker → script: a request whose body contains the marker is answered from that script
+            instead (a model that follows an instruction file only when the file reached it).
     """
 
-    def __init__(self, script: Sequence[Reply] = (), *, fail_status: int | None = None) -> None:
-        self._state = _State(tuple(script), fail_status)
+    def __init__(
+        self,
+        script: Sequence[Reply] = (),
+        *,
+        fail_status: int | None = None,
+        when: Mapping[str, Sequence[Reply]] | None = None,
+    ) -> None:
+        branches = tuple((marker, tuple(replies)) for marker, replies in (when or {}).items())
+        self._state = _State(tuple(script), fail_status, branches)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 

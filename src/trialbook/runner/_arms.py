@@ -9,6 +9,7 @@ only the ``without`` arm (an agent update, say) still reports the comparison.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import PurePosixPath
 
 from ..comparison import ComparedPair, Comparison, loaded_counts
 from ..evidence import AgentResult
@@ -30,15 +31,19 @@ def _field(record: object, name: str) -> object:
 def trial_loaded(result: AgentResult, dropped: Sequence[str]) -> bool | None:
     """Whether every compared input reached the model in this trial; ``None`` when that is not known.
 
-    Read from the trial's ``instructions_loaded`` evidence: one ``loaded: false`` makes it ``False``;
-    it is ``True`` only when every compared input has a record saying ``loaded: true``.
+    Read from the trial's ``instructions_loaded`` evidence, where an instruction file is named by its
+    sandbox path and a skill by the folder it was placed in (named after the skill). One
+    ``loaded: false`` makes it ``False``; it is ``True`` only when every compared input is recorded
+    ``loaded: true``.
     """
     states: dict[str, object] = {}
     for record in _records(result):
-        for key in ("path", "name"):
-            value = _field(record, key)
-            if isinstance(value, str):
-                states[value] = _field(record, "loaded")
+        path = _field(record, "path")
+        if isinstance(path, str):
+            loaded = _field(record, "loaded")
+            states[path] = loaded
+            if _field(record, "kind") == "skill":
+                states.setdefault(PurePosixPath(path).name, loaded)
     seen = [states.get(name) for name in dropped]
     if any(state is False for state in seen):
         return False
