@@ -79,3 +79,29 @@ def test_an_agent_that_ignores_the_instruction_shows_no_difference(invoke: Invok
     assert "cached (pass)" in again.output
     # Both arms cached: the comparison still shows, from the lines they were cached from.
     assert "follow [fake]  with 6/6 (loaded ?/6) · without 6/6 · no significant difference" in again.output
+
+
+def test_both_arms_of_a_pair_land_in_the_same_shard(invoke: Invoke, tmp_path: Path) -> None:
+    write(tmp_path / "AGENTS.md", "Always create the file done.\n")
+    for n in range(8):
+        write(
+            tmp_path / f"evals/e{n}.eval.yaml",
+            f"""
+            prompt_text: task {n}
+            instructions: [../AGENTS.md]
+            agents: [{{name: fake, script: "{IGNORES}"}}, {{name: other, script: "{IGNORES}"}}]
+            compare: without
+            """,
+        )
+    placed: dict[str, set[str]] = {}
+    for shard in ("1/3", "2/3", "3/3"):
+        dry = invoke("eval", "evals", "--dry-run", "--shard", shard)
+        assert dry.exit_code == 0, dry.output
+        for line in dry.output.splitlines():
+            if line.startswith("run "):
+                pair = line.split()[1] + " " + line.split()[2].removesuffix("~without]").removesuffix("]")
+                placed.setdefault(pair, set()).add(shard + (" without" if "~without]" in line else " with"))
+    assert len(placed) == 16
+    for pair, arms in placed.items():
+        (shard,) = {arm.split()[0] for arm in arms}
+        assert arms == {f"{shard} with", f"{shard} without"}, pair

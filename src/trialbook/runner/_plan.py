@@ -301,10 +301,18 @@ def build_plan(
         )
     if shard is not None:
         runnable = [e for e in entries if e.action == "run"]
-        expected = [durations(e) if durations is not None else None for e in runnable]
-        mine = {id(e) for e in balanced_shard_of(runnable, [e.key for e in runnable], expected, *shard)}
+        # Both arms of a compared pair go to one shard (keyed by the with arm), so it reports the comparison.
+        groups = list(dict.fromkeys(with_key(e) for e in runnable))
+        expected: dict[str, float | None] = dict.fromkeys(groups)
+        for e in runnable:
+            seconds = durations(e) if durations is not None else None
+            if seconds is not None:
+                expected[with_key(e)] = (expected[with_key(e)] or 0.0) + seconds
+        mine = set(balanced_shard_of(groups, groups, [expected[key] for key in groups], *shard))
         entries = [
-            e if e.action != "run" or id(e) in mine else replace(e, action="filtered", reason="another shard")
+            e
+            if e.action != "run" or with_key(e) in mine
+            else replace(e, action="filtered", reason="another shard")
             for e in entries
         ]
     decided: list[PlanEntry] = []
