@@ -4,8 +4,9 @@ Read a result in this order: execution status (``success``, ``error``, ``stop_re
 completeness (``evidence_complete``, ``capture_errors``), then your own checks of the work.
 """
 
+from ._audit import RequestAudit
 from ._codec import dump_result, dump_test, load_result, load_test, suite_from_json, suite_to_json
-from ._copilot import CopilotResult, DiscoveredSkill, RequestAudit, SkillDiscovery, SubagentInvocation
+from ._copilot import CopilotResult, DiscoveredSkill, SkillDiscovery, SubagentInvocation
 from ._errors import EvidenceError, EvidenceSchemaError, EvidenceWriteError
 from ._json import JsonObject, JsonValue
 from ._publish import load_suite, publish_json, read_json, save_suite

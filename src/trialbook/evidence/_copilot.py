@@ -1,51 +1,14 @@
-"""What a GitHub Copilot session recorded beyond the common result: subagents, audit, skills, premiums."""
+"""What a GitHub Copilot session recorded beyond the common result: subagents, skills, premiums."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import ClassVar
 
 from ._result import AgentResult
 from ._usage import UsageEntry
 
-__all__ = ["CopilotResult", "DiscoveredSkill", "RequestAudit", "SkillDiscovery", "SubagentInvocation"]
-
-
-@dataclass(frozen=True)
-class RequestAudit:
-    """One outgoing model request (or one validated WebSocket ``response.create`` message), as sent.
-
-    ``instructions_sha256`` hashes the system/developer text actually sent, joined in order with two
-    newlines; the text itself is never stored.
-    """
-
-    request_id: str | None
-    model: str | None
-    tool_names: tuple[str, ...]
-    reasoning_effort: str | None
-    image_details: tuple[str | None, ...]
-    image_count: int
-    instructions_sha256: str
-
-    def impossible(self) -> list[tuple[str, str]]:
-        """Values no real request can have, as ``(field, why)``; the codec refuses a record with any."""
-        found: list[tuple[str, str]] = []
-        if self.image_count < 0:
-            found.append(("image_count", f"{self.image_count} is negative"))
-        elif self.image_count != len(self.image_details):
-            found.append(
-                (
-                    "image_count",
-                    f"{self.image_count} but image_details lists {len(self.image_details)} image(s)",
-                )
-            )
-        if _SHA256.fullmatch(self.instructions_sha256) is None:
-            found.append(("instructions_sha256", "not a SHA-256 digest (64 lowercase hex digits)"))
-        return found
-
-
-_SHA256 = re.compile(r"[0-9a-f]{64}")
+__all__ = ["CopilotResult", "DiscoveredSkill", "SkillDiscovery", "SubagentInvocation"]
 
 
 @dataclass(frozen=True)
@@ -108,7 +71,6 @@ class CopilotResult(AgentResult):
     subagent_invocations: tuple[SubagentInvocation, ...] = ()
     permission_requested: bool = False
     tool_calls_admitted: int | None = None
-    request_audit: tuple[RequestAudit, ...] = ()
     skill_discovery: SkillDiscovery | None = None
     effective_system_prompt: str | None = None
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal, get_args
 
+from ._audit import RequestAudit
 from ._json import JsonObject, JsonValue
 from ._tools import ToolCall
 from ._usage import CostEstimate, UsageEntry, estimate_cost, sum_known
@@ -49,7 +50,9 @@ class AgentResult:
     """The evidence of one agent run (one trial).
 
     ``cost_usd`` is the cost the agent itself reported (``0.0`` for agents that call no model), or ``None``
-    when it reports none; :meth:`estimated_cost` prices token counts instead.
+    when it reports none; :meth:`estimated_cost` prices token counts instead. ``request_audit`` holds one
+    record per model request the agent sent, when its requests were audited (Copilot's request handler,
+    the CLI agents' auditing proxy); ``()`` when nothing audited them.
     """
 
     DERIVED: ClassVar[tuple[str, ...]] = (
@@ -75,6 +78,7 @@ class AgentResult:
     raw_events: tuple[JsonValue, ...] = ()
     capture_errors: tuple[str, ...] = ()
     configuration: JsonObject | None = None
+    request_audit: tuple[RequestAudit, ...] = ()
 
     def impossible(self) -> list[tuple[str, str]]:
         """Values no real run can have (a negative cost or duration), as ``(field, why)``."""
