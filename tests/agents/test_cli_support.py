@@ -26,7 +26,8 @@ from trialbook.evidence import JsonValue
 
 def _options(**values: JsonValue) -> Options:
     return Options(
-        AgentSpec("claude-code", values, source="evals/setup.yaml:4"), ("model", "max_turns", "args", "env")
+        AgentSpec("claude-code", values, source="evals/setup.yaml:4"),
+        ("model", "max_turns", "args", "env", "audit_requests"),
     )
 
 
@@ -35,7 +36,7 @@ def test_an_unknown_option_names_the_file_the_key_and_what_is_accepted() -> None
         _options(max_turn=3)
     message = str(caught.value)
     assert message.startswith("evals/setup.yaml:4: agent 'claude-code': max_turn: unknown option")
-    assert "args, env, max_turns, model" in message
+    assert "args, audit_requests, env, max_turns, model" in message
 
 
 @pytest.mark.parametrize(
@@ -49,11 +50,18 @@ def test_an_unknown_option_names_the_file_the_key_and_what_is_accepted() -> None
         ({"args": ["--x", 3]}, "args"),
         ({"env": {"A": 1}}, "env"),
         ({"env": ["A=1"]}, "env"),
+        ({"audit_requests": "true"}, "audit_requests"),
+        ({"audit_requests": 1}, "audit_requests"),
     ],
 )
 def test_bad_option_values_are_config_errors(values: dict[str, JsonValue], key: str) -> None:
     options = _options(**values)
-    read = {"max_turns": options.positive_int, "model": options.string, "args": options.strings}
+    read = {
+        "max_turns": options.positive_int,
+        "model": options.string,
+        "args": options.strings,
+        "audit_requests": options.flag,
+    }
     with pytest.raises(ConfigError, match=f": {key}: expected"):
         read[key](key) if key in read else options.env()
 
@@ -65,6 +73,8 @@ def test_good_option_values_come_back_typed() -> None:
     assert options.strings("args") == ("--x", "y")
     assert options.env() == {"A": "1"}
     assert _options().positive_int("max_turns") is None
+    assert _options(audit_requests=True).flag("audit_requests") is True
+    assert _options().flag("audit_requests") is False
 
 
 def test_a_missing_binary_says_which_package_to_install(

@@ -113,6 +113,11 @@ OK = "prompt_text: hi\nagents: [literal]\n"
             "got true (a boolean) (write e.g. PORT: '3000')",
         ),
         (
+            "prompt_text: hi\nagents:\n  - name: codex\n    audit_requests: 'on'\n",
+            "evals/x.eval.yaml:4: agents[0].audit_requests: expected true or false, got 'on' (a string) "
+            "(write e.g. audit_requests: true)",
+        ),
+        (
             "prompt_text: Deploy {{ projet }}\nparams: {project: demo}\nagents: [literal]\n",
             "evals/x.eval.yaml:1: prompt_text: {{ projet }} at line 1 of the prompt text is not a param "
             r"(did you mean project? Or write \{{ to keep the braces as text)",

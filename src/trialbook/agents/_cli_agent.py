@@ -53,6 +53,7 @@ class CliAgent:
         options = Options(spec, self.OPTIONS)
         self._model = options.string("model")
         self._read_options(options)
+        self._audit_requests = options.flag("audit_requests")
         self._args = options.strings("args")
         self._binary_option = options.string("binary")
         self._env = options.env()

@@ -54,6 +54,15 @@ class Options:
         assert isinstance(value, str)
         return value
 
+    def flag(self, key: str) -> bool:
+        """A ``true``/``false`` option, ``False`` when absent (``"true"`` as a string is refused)."""
+        value = self._spec.options.get(key)
+        if value is None:
+            return False
+        if not isinstance(value, bool):
+            self._fail(key, f"expected true or false, got {value!r}")
+        return bool(value)
+
     def positive_int(self, key: str) -> int | None:
         """A positive integer option (booleans refused), or ``None`` when absent."""
         value = self._spec.options.get(key)

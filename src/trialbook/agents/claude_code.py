@@ -8,6 +8,7 @@ and config folder, and telemetry, auto-update and non-essential traffic off.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from .._owner import temp_prefix
 from ..evidence import AgentResult, JsonObject, StopReason, Turn, safe_configuration
+from ._audited import audit_proxy, with_audit
 from ._claude_stream import ClaudeStream, parse_claude_stream
 from ._cli_agent import CliAgent, failed_result, stopped_outcome, uncorrelated
 from ._cli_run import CliRun
@@ -27,7 +29,9 @@ __all__ = ["NAME", "ClaudeCodeAgent", "create"]
 NAME = "claude-code"
 PACKAGE = "@anthropic-ai/claude-code"
 PASSTHROUGH = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
-OPTIONS = ("model", "max_turns", "args", "binary", "env")
+OPTIONS = ("model", "max_turns", "args", "binary", "env", "audit_requests")
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+"""Where the CLI sends its requests when ``ANTHROPIC_BASE_URL`` is not set: the audit proxy's upstream."""
 MAX_RETRIES = "2"
 """Default ``CLAUDE_CODE_MAX_RETRIES``: the CLI's own 10 retries back off for minutes on a dead endpoint."""
 
@@ -132,7 +136,19 @@ class ClaudeCodeAgent(CliAgent):
             defaults={"CLAUDE_CODE_MAX_RETRIES": MAX_RETRIES},
         )
         (task.home / ".claude").mkdir(parents=True, exist_ok=True)
-        logged = await self._run_logged(task, self.argv(task, binary), env, _watch)
+        upstream = env.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                proxy = await stack.enter_async_context(
+                    audit_proxy(self._audit_requests, upstream, task.masker)
+                )
+            except (OSError, ValueError) as exc:
+                return failed_result(
+                    NAME, task.masker.text(f"{NAME}: the audit proxy could not start: {exc}"), task
+                )
+            if proxy is not None:
+                env["ANTHROPIC_BASE_URL"] = proxy.url
+            logged = await self._run_logged(task, self.argv(task, binary), env, _watch)
         run, masker = logged.run, logged.masker
         stream = parse_claude_stream(logged.lines)
         configuration = safe_configuration(
@@ -142,11 +158,12 @@ class ClaudeCodeAgent(CliAgent):
                 "max_budget_usd": task.max_cost_usd,
                 "permission_mode": "bypassPermissions",
                 "bare": True,
+                "audit_requests": self._audit_requests,
                 "session_id": stream.session_id,
                 "tools": stream.init.get("tools") if stream.init else None,
             }
         )
-        return claude_result(
+        result = claude_result(
             stream,
             run,
             task,
@@ -154,6 +171,7 @@ class ClaudeCodeAgent(CliAgent):
             stderr=masker.text(run.stderr),
             config=configuration,
         )
+        return with_audit(result, proxy)
 
 
 def _fixed(home: Path) -> dict[str, str]:

@@ -8,11 +8,13 @@ analytics and update checks off, and standard input closed (Codex appends piped 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from pathlib import Path
 
 from ..evidence import AgentResult, JsonObject, StopReason, Turn, safe_configuration
 from ..fsutil import atomic_write_text
+from ._audited import audit_proxy, with_audit
 from ._cli_agent import CliAgent, failed_result, stopped_outcome, uncorrelated
 from ._cli_run import CliRun
 from ._cli_support import Options, build_env
@@ -24,7 +26,9 @@ __all__ = ["NAME", "CodexAgent", "create"]
 NAME = "codex"
 PACKAGE = "@openai/codex"
 PASSTHROUGH = ("CODEX_API_KEY", "OPENAI_API_KEY")
-OPTIONS = ("model", "base_url", "args", "binary", "env")
+OPTIONS = ("model", "base_url", "args", "binary", "env", "audit_requests")
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+"""Where Codex sends its requests without a ``base_url``: the audit proxy's upstream."""
 FIXED_CONFIG = ("allow_login_shell=false", "analytics.enabled=false", "check_for_update_on_startup=false")
 
 
@@ -80,8 +84,8 @@ class CodexAgent(CliAgent):
             "agent's env (trials use an isolated CODEX_HOME, so `codex login` is not used)",
         )
 
-    def argv(self, task: AgentTask, binary: Path) -> list[str]:
-        """The command line of one trial (the prompt last, after ``--``)."""
+    def argv(self, task: AgentTask, binary: Path, base_url: str | None = None) -> list[str]:
+        """The command line of one trial (the prompt last, after ``--``); ``base_url`` beats the option."""
         argv = [
             str(binary),
             "exec",
@@ -94,8 +98,8 @@ class CodexAgent(CliAgent):
             argv += ["-c", setting]
         if self._model is not None:
             argv += ["-m", self._model]
-        if self._base_url is not None:
-            argv += ["-c", f"openai_base_url={json.dumps(self._base_url)}"]
+        if (url := base_url or self._base_url) is not None:
+            argv += ["-c", f"openai_base_url={json.dumps(url)}"]
         return [*argv, *self._args, "--", task.prompt]
 
     async def run(self, task: AgentTask) -> AgentResult:
@@ -111,7 +115,18 @@ class CodexAgent(CliAgent):
             task_env=task.env,
             fixed={"HOME": str(task.home), "CODEX_HOME": str(codex_home)},
         )
-        logged = await self._run_logged(task, self.argv(task, binary), env, _watch)
+        upstream = self._base_url or env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                proxy = await stack.enter_async_context(
+                    audit_proxy(self._audit_requests, upstream, task.masker)
+                )
+            except (OSError, ValueError) as exc:
+                return failed_result(
+                    NAME, task.masker.text(f"{NAME}: the audit proxy could not start: {exc}"), task
+                )
+            argv = self.argv(task, binary, proxy.url if proxy is not None else None)
+            logged = await self._run_logged(task, argv, env, _watch)
         run, masker = logged.run, logged.masker
         stream = parse_codex_stream(logged.lines)
         rollout = None
@@ -126,11 +141,13 @@ class CodexAgent(CliAgent):
                 "base_url": masker.text(self._base_url) if self._base_url else None,
                 "approvals_and_codex_sandbox": "bypassed",
                 "login_shell": False,
+                "audit_requests": self._audit_requests,
                 "thread_id": stream.thread_id,
             }
         )
         probed = await asyncio.to_thread(self.version)
-        return codex_result(stream, rollout, run, task, probed_version=probed, config=config)
+        result = codex_result(stream, rollout, run, task, probed_version=probed, config=config)
+        return with_audit(result, proxy)
 
 
 def _find_rollout(codex_home: Path, thread_id: str | None) -> Path | None:

@@ -47,6 +47,11 @@ def _options(entries: dict[str, Node], field: str, ctx: Context) -> dict[str, Js
             text = ctx.read.string(node, key_field, f"{key}: ...")
             ok = ok and text is not None
             options[key] = text
+        elif key == "audit_requests":
+            if not isinstance(node.value, bool):
+                ctx.read.wrong(node, key_field, "true or false", "audit_requests: true")
+                ok = False
+            options[key] = node.value if isinstance(node.value, bool) else None
         elif key == "env":
             env = ctx.read.mapping(node, key_field, "env: {NEON_API_KEY: '{{ secrets.NEON_API_KEY }}'}")
             values = (

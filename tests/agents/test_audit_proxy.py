@@ -1,0 +1,218 @@
+"""The auditing proxy on its own, between a real HTTP client and a loopback upstream that the test steers.
+
+The upstream here is a small asyncio HTTP server written for the test, because the guarantees under
+attack need control the fake model server does not give: an event held back until the client has
+proved it received the one before (streaming, not buffering), exact bytes compressed and chunked, a
+request that never gets an answer, a port nobody listens on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from tests.fakes.model_server import ModelServer, say
+from trialbook.agents._audit_proxy import AuditProxy
+from trialbook.masking import Masker
+
+pytestmark = pytest.mark.asyncio
+
+KEY = "sk-proxy-test-" + "e5" * 16
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, bytes], Awaitable[None]]
+
+
+@asynccontextmanager
+async def upstream(handler: Handler) -> AsyncIterator[tuple[str, list[bytes]]]:
+    """A loopback server calling ``handler`` with each raw request head+body; yields its URL and the log."""
+    seen: list[bytes] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                (
+                    int(line.split(b":")[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length")
+                ),
+                0,
+            )
+            raw = head + (await reader.readexactly(length) if length else b"")
+            seen.append(raw)
+            await handler(reader, writer, raw)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}", seen
+    finally:
+        server.close()
+
+
+def _port_closed(url: str) -> bool:
+    parts = urlsplit(url)
+    try:
+        socket.create_connection((parts.hostname, parts.port), 5).close()
+    except ConnectionRefusedError:
+        return True
+    return False
+
+
+MESSAGES = {"model": "claude-x", "system": "be brief", "messages": [{"role": "user", "content": "hi"}]}
+
+
+async def test_events_pass_one_by_one_as_the_upstream_sends_them() -> None:
+    received_first = asyncio.Event()
+
+    async def stream(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: bytes) -> None:
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n")
+        writer.write(b"event: one\ndata: {}\n\n")
+        await writer.drain()
+        # The second event is sent only once the client holds the first: a buffering proxy deadlocks.
+        await received_first.wait()
+        writer.write(b"event: two\ndata: {}\n\n")
+        await writer.drain()
+
+    async with (
+        upstream(stream) as (url, _),
+        AuditProxy(url, Masker()) as proxy,
+        httpx.AsyncClient() as client,
+        client.stream("POST", proxy.url + "/v1/messages", json=MESSAGES) as response,
+    ):
+        chunks = response.aiter_raw()
+        first = await asyncio.wait_for(anext(chunks), 60)
+        received_first.set()
+        rest = b"".join([chunk async for chunk in chunks])
+    assert first == b"event: one\ndata: {}\n\n"
+    assert rest == b"event: two\ndata: {}\n\n"
+    assert len(proxy.findings.records) == 1
+
+
+async def test_request_and_response_bytes_pass_unchanged_compressed_and_all() -> None:
+    payload = gzip.compress(b'{"id": "msg_1", "content": [{"type": "text", "text": "hello"}]}')
+
+    async def reply(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: bytes) -> None:
+        writer.write(
+            b"HTTP/1.1 201 Created\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\n"
+            b"request-id: req_upstream_7\r\nx-custom: kept\r\n"
+            + f"content-length: {len(payload)}\r\n\r\n".encode()
+            + payload
+        )
+        await writer.drain()
+
+    body = json.dumps(MESSAGES).encode()
+    headers = {"x-api-key": KEY, "anthropic-version": "2023-06-01", "content-type": "application/json"}
+    async with (
+        upstream(reply) as (url, seen),
+        AuditProxy(url, Masker()) as proxy,
+        httpx.AsyncClient() as client,
+    ):
+        request = client.build_request(
+            "POST", proxy.url + "/v1/messages?beta=true", content=body, headers=headers
+        )
+        response = await client.send(request, stream=True)
+        raw = b"".join([chunk async for chunk in response.aiter_raw()])
+        await response.aclose()
+    assert response.status_code == 201
+    assert response.headers["x-custom"] == "kept" and response.headers["content-encoding"] == "gzip"
+    assert raw == payload  # still compressed, byte for byte
+    (sent,) = seen
+    head, _, forwarded = sent.partition(b"\r\n\r\n")
+    assert forwarded == body  # the exact bytes the client sent
+    assert head.startswith(b"POST /v1/messages?beta=true HTTP/1.1\r\n")
+    assert f"x-api-key: {KEY}".encode() in head
+    assert b"python-httpx" in head  # the client's own user agent, not one the proxy added
+    (record,) = proxy.findings.records
+    assert record.request_id == "req_upstream_7"
+    assert record.model == "claude-x"
+    assert ("system", "be brief") in proxy.findings.texts and ("user", "hi") in proxy.findings.texts
+
+
+async def test_credentials_are_forwarded_masked_and_never_recorded() -> None:
+    masker = Masker()
+    with ModelServer([say("hello")]) as fake:
+        async with AuditProxy(fake.url, masker) as proxy, httpx.AsyncClient() as client:
+            headers = {"x-api-key": KEY, "authorization": f"Bearer {KEY}-bearer"}
+            response = await client.post(proxy.url + "/v1/messages", json=MESSAGES, headers=headers)
+            assert response.status_code == 200
+        (request,) = fake.requests
+    assert request.headers["x-api-key"] == KEY
+    assert request.headers["authorization"] == f"Bearer {KEY}-bearer"
+    assert KEY in masker.values and f"{KEY}-bearer" in masker.values
+    assert masker.text(f"leak {KEY}-bearer") == "leak ***"
+    assert KEY not in repr(proxy.findings)
+
+
+async def test_an_unreadable_model_request_is_refused_and_never_forwarded() -> None:
+    with ModelServer([say("hello")]) as fake:
+        async with AuditProxy(fake.url, Masker()) as proxy, httpx.AsyncClient() as client:
+            bad = await client.post(proxy.url + "/v1/messages", content=b"{not json")
+            compressed = await client.post(
+                proxy.url + "/v1/responses",
+                content=gzip.compress(b"{}"),
+                headers={"content-encoding": "gzip"},
+            )
+            other = await client.get(proxy.url + "/v1/models")  # not a model request: forwarded
+        assert [r.path for r in fake.requests] == ["/v1/models"]
+    assert bad.status_code == compressed.status_code == 400
+    assert (
+        proxy.findings.refused
+        == "request audit refused a request to /v1/messages: the request body is not JSON"
+    )
+    assert "compressed" in compressed.json()["error"]["message"]
+    assert other.status_code == 404  # the fake's own answer, passed through
+    assert proxy.findings.records == []
+
+
+async def test_closing_the_proxy_cuts_a_hanging_exchange_and_frees_the_port() -> None:
+    arrived = asyncio.Event()
+    upstream_closed = asyncio.Event()
+
+    async def hold(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: bytes) -> None:
+        arrived.set()
+        await reader.read()  # returns when the proxy hangs up on the upstream
+        upstream_closed.set()
+
+    async with upstream(hold) as (url, _):
+        proxy = AuditProxy(url, Masker())
+        await proxy.__aenter__()
+        address = proxy.url
+        async with httpx.AsyncClient(timeout=None) as client:
+            pending = asyncio.ensure_future(client.post(address + "/v1/messages", json=MESSAGES))
+            await asyncio.wait_for(arrived.wait(), 60)
+            await proxy.aclose()
+            with pytest.raises(httpx.HTTPError):
+                await asyncio.wait_for(pending, 60)
+        await asyncio.wait_for(upstream_closed.wait(), 60)
+    assert _port_closed(address)
+    assert len(proxy.findings.records) == 1  # audited before it was forwarded
+
+
+async def test_an_unreachable_upstream_is_a_capture_error_and_a_502() -> None:
+    free = socket.socket()
+    free.bind(("127.0.0.1", 0))
+    port = free.getsockname()[1]
+    free.close()
+    async with AuditProxy(f"http://127.0.0.1:{port}", Masker([KEY])) as proxy, httpx.AsyncClient() as client:
+        response = await client.post(proxy.url + "/v1/messages", json=MESSAGES, headers={"x-api-key": KEY})
+    assert response.status_code == 502
+    (error,) = proxy.findings.errors
+    assert f"127.0.0.1:{port}" in error and KEY not in error
+
+
+async def test_an_upstream_that_is_not_http_is_refused_before_anything_starts() -> None:
+    with pytest.raises(ValueError, match="not an http"):
+        AuditProxy("ftp://example.invalid", Masker())
