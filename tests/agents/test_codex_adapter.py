@@ -50,7 +50,10 @@ def test_the_command_line_isolates_codex_and_points_it_at_the_endpoint(tmp_path:
 
 def test_codex_has_no_turn_limit_option() -> None:
     with pytest.raises(
-        ConfigError, match=re.escape("agent 'codex': max_turns: unknown option; codex accepts args, audit_requests, base_url")
+        ConfigError,
+        match=re.escape(
+            "agent 'codex': max_turns: unknown option; codex accepts args, audit_requests, base_url"
+        ),
     ):
         _agent(max_turns=3)
 
