@@ -40,13 +40,23 @@ def _manifest(root: Path) -> Any:
     return json.loads((root / ".trialbook/runs/latest/manifest.json").read_text())
 
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs/schemas/run.schema.json").read_text())
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "docs/schemas"
+SCHEMA = json.loads((SCHEMA_DIR / "run.schema.json").read_text())
 
 
 def test_an_agent_that_ignores_the_instruction_shows_no_difference(invoke: Invoke, tmp_path: Path) -> None:
     _eval(tmp_path, IGNORES)
     dry = invoke("eval", "evals", "--dry-run", "--history-dir", "history")
     assert "run       follow [fake]" in dry.output and "run       follow [fake~without]" in dry.output
+    listed = invoke("list", "evals", "--json")
+    assert listed.exit_code == 0, listed.output
+    document = json.loads(listed.stdout)
+    list_schema = json.loads((SCHEMA_DIR / "list.schema.json").read_text())
+    jsonschema.validate(document, list_schema, cls=jsonschema.Draft202012Validator)
+    assert [(p["agent"], p["arm"]) for p in document["pairs"]] == [
+        ("fake", "with"),
+        ("fake~without", "without"),
+    ]
     result = invoke("eval", "evals", "--history-dir", "history", "--summary", "summary.md")
     assert result.exit_code == 0, result.output
     same = "with 6/6 (loaded ?/6) · without 6/6 · no significant difference, p = 1"
