@@ -18,12 +18,14 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.fakes.model_server import ModelServer, say
 from trialbook.agents._audit_proxy import AuditProxy
+from trialbook.agents._audited import with_audit
+from trialbook.evidence import AgentResult
 from trialbook.masking import Masker
-
-pytestmark = pytest.mark.asyncio
 
 KEY = "sk-proxy-test-" + "e5" * 16
 
@@ -74,6 +76,7 @@ def _port_closed(url: str) -> bool:
 MESSAGES = {"model": "claude-x", "system": "be brief", "messages": [{"role": "user", "content": "hi"}]}
 
 
+@pytest.mark.asyncio
 async def test_events_pass_one_by_one_as_the_upstream_sends_them() -> None:
     received_first = asyncio.Event()
 
@@ -101,6 +104,7 @@ async def test_events_pass_one_by_one_as_the_upstream_sends_them() -> None:
     assert len(proxy.findings.records) == 1
 
 
+@pytest.mark.asyncio
 async def test_request_and_response_bytes_pass_unchanged_compressed_and_all() -> None:
     payload = gzip.compress(b'{"id": "msg_1", "content": [{"type": "text", "text": "hello"}]}')
 
@@ -141,6 +145,7 @@ async def test_request_and_response_bytes_pass_unchanged_compressed_and_all() ->
     assert ("system", "be brief") in proxy.findings.texts and ("user", "hi") in proxy.findings.texts
 
 
+@pytest.mark.asyncio
 async def test_credentials_are_forwarded_masked_and_never_recorded() -> None:
     masker = Masker()
     with ModelServer([say("hello")]) as fake:
@@ -156,6 +161,7 @@ async def test_credentials_are_forwarded_masked_and_never_recorded() -> None:
     assert KEY not in repr(proxy.findings)
 
 
+@pytest.mark.asyncio
 async def test_an_unreadable_model_request_is_refused_and_never_forwarded() -> None:
     with ModelServer([say("hello")]) as fake:
         async with AuditProxy(fake.url, Masker()) as proxy, httpx.AsyncClient() as client:
@@ -177,6 +183,7 @@ async def test_an_unreadable_model_request_is_refused_and_never_forwarded() -> N
     assert proxy.findings.records == []
 
 
+@pytest.mark.asyncio
 async def test_closing_the_proxy_cuts_a_hanging_exchange_and_frees_the_port() -> None:
     arrived = asyncio.Event()
     upstream_closed = asyncio.Event()
@@ -201,6 +208,7 @@ async def test_closing_the_proxy_cuts_a_hanging_exchange_and_frees_the_port() ->
     assert len(proxy.findings.records) == 1  # audited before it was forwarded
 
 
+@pytest.mark.asyncio
 async def test_an_unreachable_upstream_is_a_capture_error_and_a_502() -> None:
     free = socket.socket()
     free.bind(("127.0.0.1", 0))
@@ -213,6 +221,64 @@ async def test_an_unreachable_upstream_is_a_capture_error_and_a_502() -> None:
     assert f"127.0.0.1:{port}" in error and KEY not in error
 
 
+@pytest.mark.asyncio
 async def test_an_upstream_that_is_not_http_is_refused_before_anything_starts() -> None:
     with pytest.raises(ValueError, match="not an http"):
         AuditProxy("ftp://example.invalid", Masker())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    chunks=st.lists(st.binary(min_size=1, max_size=3000), min_size=1, max_size=8),
+    status=st.sampled_from([200, 201, 400, 429, 500, 529]),
+)
+def test_any_response_body_arrives_byte_for_byte_however_it_is_cut(chunks: list[bytes], status: int) -> None:
+    async def run() -> bytes:
+        async def reply(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: bytes) -> None:
+            writer.write(f"HTTP/1.1 {status} X\r\ntransfer-encoding: chunked\r\n\r\n".encode())
+            for chunk in chunks:
+                writer.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                await writer.drain()
+            writer.write(b"0\r\n\r\n")
+            await writer.drain()
+
+        async with (
+            upstream(reply) as (url, _),
+            AuditProxy(url, Masker()) as proxy,
+            httpx.AsyncClient() as client,
+        ):
+            request = client.build_request("POST", proxy.url + "/v1/responses", json={"input": "hi"})
+            response = await client.send(request, stream=True)
+            assert response.status_code == status
+            body = b"".join([part async for part in response.aiter_raw()])
+            await response.aclose()
+            return body
+
+    assert asyncio.run(run()) == b"".join(chunks)
+
+
+def _finished(success: bool = True) -> AgentResult:
+    return AgentResult(
+        agent_name="codex", agent_version=None, success=success, error=None, stop_reason="completed"
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_successful_run_that_sent_nothing_through_the_proxy_is_not_a_clean_audit() -> None:
+    async with AuditProxy("http://127.0.0.1:9", Masker()) as proxy:
+        pass
+    result = with_audit(_finished(), proxy)
+    assert result.request_audit == ()
+    assert any("no model request went through the audit proxy" in e for e in result.capture_errors)
+    assert not result.evidence_complete
+    assert result.configuration is not None and result.configuration["audit_proxy"] == proxy.address
+
+
+@pytest.mark.asyncio
+async def test_a_refused_request_ends_the_trial_with_request_audit_error() -> None:
+    with ModelServer([say("hello")]) as fake:
+        async with AuditProxy(fake.url, Masker()) as proxy, httpx.AsyncClient() as client:
+            await client.post(proxy.url + "/v1/messages", content=b"[")
+    result = with_audit(_finished(), proxy)
+    assert (result.success, result.stop_reason) == (False, "request_audit_error")
+    assert result.error == "request audit refused a request to /v1/messages: the request body is not JSON"
