@@ -9,6 +9,7 @@ trial is over, also when the trial timed out.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import socket
@@ -20,9 +21,14 @@ import pytest
 
 from tests.clis import ensure_cli
 from tests.fakes.model_server import ModelServer, RecordedRequest, Reply, hang, say, shell
-from trialbook.evidence import AgentResult, load_suite
+from trialbook.agents import AgentSpec, _audited
+from trialbook.agents._audit_proxy import AuditProxy
+from trialbook.agents.claude_code import create as create_claude
+from trialbook.agents.codex import create as create_codex
+from trialbook.evidence import AgentResult, JsonValue, load_suite
 
 from ..runner.conftest import Invoke, invoke
+from ._cli_trial import make_trial
 from ._deploy_eval import EXPECTED_CALLS, FOLLOW_THE_GUIDE, calls_of, write_deploy_eval
 
 __all__ = ["invoke"]
@@ -220,3 +226,46 @@ def test_the_proxy_stops_with_a_trial_that_timed_out(
     assert len(_model_requests(requests)) >= 1
     _assert_port_closed(result)
     _assert_no_key(tmp_path, output.output)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+async def test_the_proxy_stops_when_its_trial_is_cancelled(
+    agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    started: list[AuditProxy] = []
+
+    class Recorded(AuditProxy):
+        async def __aenter__(self) -> AuditProxy:
+            started.append(self)
+            return await super().__aenter__()
+
+    monkeypatch.setattr(_audited, "AuditProxy", Recorded)
+    with ModelServer([hang()]) as server:
+        if agent == "claude-code":
+            options: dict[str, JsonValue] = {"binary": str(ensure_cli("@anthropic-ai/claude-code"))}
+            env = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": server.url}
+        else:
+            options = {"binary": str(ensure_cli("@openai/codex")), "base_url": server.openai_url}
+            options["model"] = "gpt-5.5"
+            env = {"CODEX_API_KEY": CODEX_KEY}
+        create = create_claude if agent == "claude-code" else create_codex
+        adapter = create(AgentSpec(agent, {**options, "audit_requests": True}))
+        trial = make_trial(tmp_path, env=env, timeout_s=600)
+        running = asyncio.ensure_future(adapter.run(trial.task))
+        for _ in range(1200):  # until the model request hangs in the fake, through the proxy
+            if server.model_requests() or running.done():
+                break
+            await asyncio.sleep(0.1)
+        assert server.model_requests(), "the CLI sent no model request"
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+    (proxy,) = started
+    assert proxy.address is not None
+    parts = urlsplit(proxy.address)
+    with pytest.raises(ConnectionRefusedError), socket.create_connection((parts.hostname, parts.port), 5):
+        pass
+    assert len(proxy.findings.records) >= 1
