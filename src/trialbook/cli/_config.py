@@ -21,7 +21,6 @@ from typing import Any
 import click
 
 from ..errors import ConfigError
-from ..runner._selection import closest
 
 __all__ = ["CONFIG_FILES", "config_default_map", "find_config"]
 
@@ -86,7 +85,8 @@ def _apply(
     out: dict[str, dict[str, Any]],
 ) -> None:
     prefix = "[tool.trialbook" + (f".{only}" if only else "") + "]"
-    targets = {only: commands[only]} if only else dict(commands)
+    # Commands load on first use: a table of one command's options, or no shared key, loads no other.
+    targets: Mapping[str, click.Command] = {only: commands[only]} if only else commands
     for key, value in table.items():
         if only is None and key in commands:
             continue  # a per-command table, applied after the shared keys
@@ -100,6 +100,8 @@ def _apply(
             checked = _value(path, f"{prefix} {key}", command, param, value)
             out.setdefault(command_name, {})[name] = checked
         if not matched:
+            from ..runner._selection import closest  # the runner, loaded only to word this error
+
             known = sorted({n.replace("_", "-") for c in targets.values() for n in _params(c)})
             raise ConfigError(
                 f"{path}: {prefix} {key}: no such option"

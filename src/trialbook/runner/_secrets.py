@@ -20,10 +20,11 @@ __all__ = ["provider_variables", "run_masker", "secret_warnings"]
 
 def provider_variables() -> tuple[str, ...]:
     """Variables of the runner's environment that adapters hand to agents; the credential ones are masked."""
-    # Imported here: the Copilot adapter loads its SDK, which `validate` and `list` should not pay for.
+    # Imported here, and the Copilot names from outside its adapter package: that package loads the SDK,
+    # which no run without a Copilot agent (and no `validate` or `list`) should pay for.
+    from ..agents._copilot_names import TOKEN_VARIABLES as COPILOT_VARIABLES
     from ..agents.claude_code import PASSTHROUGH as CLAUDE_VARIABLES
     from ..agents.codex import PASSTHROUGH as CODEX_VARIABLES
-    from ..agents.copilot._server import TOKEN_VARIABLES as COPILOT_VARIABLES
 
     return (*CLAUDE_VARIABLES, *CODEX_VARIABLES, *COPILOT_VARIABLES)
 

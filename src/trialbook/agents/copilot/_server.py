@@ -20,6 +20,7 @@ from typing import Any
 from copilot import CopilotClient, RuntimeConnection
 
 from ...sandbox.process import run_process
+from .._copilot_names import TOKEN_VARIABLES
 from .._protocol import Availability
 from ._audit import AuditingRequestHandler
 
@@ -34,8 +35,6 @@ __all__ = [
     "default_pkg_cache",
 ]
 
-TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
-"""Where the CLI looks for its token, in its order; only the first comes from the runner's environment."""
 RUNNER_TOKEN = "COPILOT_GITHUB_TOKEN"
 PASSTHROUGH = (RUNNER_TOKEN, "COPILOT_CLI_PATH")
 """The only variables of the runner's own environment that reach the CLI.

@@ -1,0 +1,276 @@
+"""How close trialbook's whole runner comes to the least a trial can cost, in one run on one machine.
+
+Four questions, each against a naive floor measured in the same run, in child processes of this one
+(so each row's peak RSS is its own process's), in alternating rounds (so a change in the machine's load
+hits floor and trialbook alike):
+
+- ``floor``: asyncio, one ``sh -c`` subprocess per trial writing ``ok`` into a fresh temp folder, a
+  substring check of that file, the folder removed; ``concurrency`` trials at a time.
+- ``trialbook``: ``trialbook.run`` on one eval of N trials with the same script agent, a
+  ``file_contains`` check, transcripts (``result.json``, ``calls.jsonl``, ``changes.json``) and
+  ``suite.json``; no template.
+- both with a trivial agent (``echo ok``) and a 0.5 s agent (``sleep 0.5; echo ok``), at concurrency
+  1, 4 and 8.
+- ``copy``: a 1,000-file template copied into a trial sandbox and removed again, against
+  ``cp -a`` + ``rm -rf`` of the same template on the same filesystem.
+- ``startup``: ``trialbook eval`` of one trial and ``trialbook --help`` as subprocesses, against
+  ``python -c pass``.
+
+"marginal ms/trial" is ``(wall(N) - wall(1)) / (N - 1)``: what one more trial costs once the run has
+started, so the fixed cost of a run (planning, ``suite.json``) is left out. "efficiency" is the ideal
+wall time (``ceil(N / concurrency) * 0.5 s``) over the actual one, for the 0.5 s agent. "x floor" is
+trialbook's marginal cost over the floor's at the same concurrency.
+
+    uv run --frozen python -m benchmarks.harness_floor                 # 200 trials, 3 rounds
+    uv run --frozen python -m benchmarks.harness_floor --trials 50 --rounds 1 --slow-concurrency 8
+    uv run --frozen python -m benchmarks.harness_floor --profile 4     # cProfile of one 200-trial run
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import math
+import os
+import pstats
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.harness_overhead import make_template
+from benchmarks.startup import _time as time_command
+
+SLEEP_S = 0.5
+ROOT = Path(__file__).resolve().parents[1]
+TRIALBOOK = Path(sys.executable).parent / "trialbook"
+
+
+def _script(sleep: bool) -> str:
+    return ("sleep 0.5; " if sleep else "") + "echo ok > out.txt"
+
+
+async def _floor(trials: int, concurrency: int, sleep: bool, scratch: Path) -> None:
+    gate = asyncio.Semaphore(concurrency)
+    script = _script(sleep)
+
+    async def one() -> None:
+        async with gate:
+            folder = Path(tempfile.mkdtemp(dir=scratch))
+            proc = await asyncio.create_subprocess_exec("sh", "-c", script, cwd=folder)
+            await proc.wait()
+            if "ok" not in (folder / "out.txt").read_text():
+                raise RuntimeError("the floor's agent did not write ok")
+            shutil.rmtree(folder)
+
+    await asyncio.gather(*(one() for _ in range(trials)))
+
+
+def floor(trials: int, concurrency: int, sleep: bool, scratch: Path) -> float:
+    """The naive floor's wall seconds for ``trials`` trials."""
+    started = time.perf_counter()
+    asyncio.run(_floor(trials, concurrency, sleep, scratch))
+    return time.perf_counter() - started
+
+
+def _eval_file(folder: Path, trials: int, sleep: bool, template: Path | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "bench.eval.yaml"
+    sandbox = f"sandbox: {{template: {template}}}\n" if template else ""
+    path.write_text(
+        "prompt_text: write ok\n"
+        f"agents: [{{name: bench, script: {json.dumps(_script(sleep))}}}]\n"
+        f"trials: {trials}\n"
+        f"{sandbox}"
+        "assert:\n  - file_contains: {path: out.txt, pattern: ok}\n"
+    )
+    return path
+
+
+def trialbook(trials: int, concurrency: int, sleep: bool, scratch: Path) -> float:
+    """``trialbook.run``'s wall seconds for one eval of ``trials`` trials; every trial must pass."""
+    from trialbook.runner import RunOptions, run
+
+    folder = Path(tempfile.mkdtemp(dir=scratch))
+    options = RunOptions(
+        paths=(_eval_file(folder / "evals", trials, sleep),),
+        concurrency=concurrency,
+        unsafe_local=True,
+        results_dir=folder / "results",
+        environ={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+    )
+    started = time.perf_counter()
+    report = run(options)
+    wall = time.perf_counter() - started
+    outcomes = [outcome for result in report.results for outcome in result.outcomes]
+    if len(outcomes) != trials or not all(outcome.passed for outcome in outcomes):
+        raise RuntimeError(f"trialbook ran {len(outcomes)} of {trials} trials, not all passed")
+    shutil.rmtree(folder)
+    return wall
+
+
+MODES = {"floor": floor, "trialbook": trialbook}
+
+
+def measure(mode: str, trials: int, concurrency: int, sleep: bool) -> dict[str, float]:
+    """In this (child) process: one warm-up trial, a 1-trial run, an N-trial run, and the peak RSS."""
+    with tempfile.TemporaryDirectory(prefix="trialbook-floor-") as tmp:
+        scratch = Path(tmp)
+        run = MODES[mode]
+        run(1, 1, False, scratch)  # imports and first-use costs, which a marginal cost leaves out
+        one = run(1, concurrency, sleep, scratch)
+        many = run(trials, concurrency, sleep, scratch)
+    return {
+        "one_s": one,
+        "wall_s": many,
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def copy_rounds(files: int, rounds: int) -> dict[str, Any]:
+    """In this (child) process: sandbox template copies against ``cp -a`` + ``rm -rf``, interleaved."""
+    from trialbook.sandbox import create_sandbox
+
+    with tempfile.TemporaryDirectory(prefix="trialbook-floor-") as tmp:
+        scratch = Path(tmp)
+        template = make_template(scratch / "template", files)
+        ours: list[float] = []
+        theirs: list[float] = []
+        copy = "unknown"
+        for _ in range(rounds):
+            started = time.perf_counter()
+            box = create_sandbox(
+                root=scratch / "trials", template=template, shims=(), secrets={}, extra_env={}
+            )
+            copy = getattr(box, "copy_method", "copy")
+            box.close()
+            ours.append(time.perf_counter() - started)
+            target = scratch / "cp-target"
+            started = time.perf_counter()
+            subprocess.run(["cp", "-a", str(template), str(target)], check=True)
+            subprocess.run(["rm", "-rf", str(target)], check=True)
+            theirs.append(time.perf_counter() - started)
+    return {"ours": ours, "theirs": theirs, "copy": copy}
+
+
+def _child(*args: str) -> Any:
+    argv = [sys.executable, "-m", "benchmarks.harness_floor", "--child", *args]
+    done = subprocess.run(argv, check=True, capture_output=True, text=True, cwd=ROOT)
+    return json.loads(done.stdout)
+
+
+def _cells(row: list[str], widths: list[int]) -> str:
+    return " | ".join(f"{cell:>{width}}" for cell, width in zip(row, widths, strict=True))
+
+
+def _runner_table(args: argparse.Namespace) -> None:
+    print("| agent | concurrency | mode | wall s | marginal ms/trial | efficiency | x floor | peak RSS MiB |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    widths = [7, 3, 9, 7, 6, 5, 5, 5]
+    for sleep in (False, True):
+        levels = args.slow_concurrency if sleep else args.concurrency
+        for concurrency in levels:
+            results: dict[str, list[dict[str, float]]] = {mode: [] for mode in MODES}
+            for round_ in range(args.rounds):
+                order = list(MODES) if round_ % 2 == 0 else list(reversed(MODES))
+                for mode in order:
+                    results[mode].append(
+                        _child("run", mode, str(args.trials), str(concurrency), str(int(sleep)))
+                    )
+            marginals: dict[str, float] = {}
+            for mode, runs in results.items():
+                wall = statistics.median(r["wall_s"] for r in runs)
+                one = statistics.median(r["one_s"] for r in runs)
+                marginals[mode] = (wall - one) / (args.trials - 1) * 1000
+                ideal = math.ceil(args.trials / concurrency) * SLEEP_S
+                row = [
+                    "0.5 s" if sleep else "trivial",
+                    str(concurrency),
+                    mode,
+                    f"{wall:.2f}",
+                    f"{marginals[mode]:.2f}",
+                    f"{ideal / wall:.3f}" if sleep else "—",
+                    "1.0" if mode == "floor" else f"{marginals[mode] / marginals['floor']:.1f}",
+                    f"{max(r['peak_rss_mib'] for r in runs):.1f}",
+                ]
+                print(f"| {_cells(row, widths)} |", flush=True)
+
+
+def _copy_table(args: argparse.Namespace) -> None:
+    result = _child("copy", str(args.files), str(args.copy_rounds))
+    ours = statistics.median(result["ours"]) * 1000
+    theirs = statistics.median(result["theirs"]) * 1000
+    print(f"\n| {args.files:,}-file template, median of {args.copy_rounds} | ms | x `cp -a` + `rm -rf` |")
+    print("| --- | ---: | ---: |")
+    print(f"| `cp -a` + `rm -rf` (floor) | {theirs:.1f} | 1.00 |")
+    print(
+        f"| trialbook sandbox (sandbox.copy: {result['copy']}) + removal | {ours:.1f} | {ours / theirs:.2f} |"
+    )
+
+
+def _startup_table() -> None:
+    with tempfile.TemporaryDirectory(prefix="trialbook-floor-") as tmp:
+        eval_file = _eval_file(Path(tmp) / "evals", 1, False)
+        one_trial = [str(TRIALBOOK), "eval", str(eval_file), "--unsafe-local", "--results-dir", f"{tmp}/r"]
+        cases = {
+            "floor: python -c pass": [sys.executable, "-c", "pass"],
+            "trialbook --help": [str(TRIALBOOK), "--help"],
+            "trialbook eval, one trial": one_trial,
+        }
+        print("\n| startup (median of 7) | wall ms | CPU ms |")
+        print("| --- | ---: | ---: |")
+        for name, argv in cases.items():
+            wall, cpu = time_command(argv)
+            print(f"| {name} | {wall:,.0f} | {cpu:,.0f} |")
+
+
+def _profile(trials: int, concurrency: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="trialbook-floor-") as tmp:
+        trialbook(1, 1, False, Path(tmp))
+        profiler = cProfile.Profile()
+        profiler.enable()
+        wall = trialbook(trials, concurrency, False, Path(tmp))
+        profiler.disable()
+    print(f"{trials} trials at concurrency {concurrency}: {wall:.2f} s")
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--trials", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per row (median)")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 8])
+    parser.add_argument("--slow-concurrency", type=int, nargs="*", default=[1, 4, 8])
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--copy-rounds", type=int, default=20)
+    parser.add_argument("--profile", type=int, metavar="CONCURRENCY", help="profile one run instead")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        kind, *rest = args.child
+        if kind == "run":
+            mode, trials, concurrency, sleep = rest
+            print(json.dumps(measure(mode, int(trials), int(concurrency), sleep == "1")))
+        else:
+            print(json.dumps(copy_rounds(int(rest[0]), int(rest[1]))))
+        return
+    if args.profile:
+        _profile(args.trials, args.profile)
+        return
+    print(f"{args.trials} trials a run, median of {args.rounds} alternating rounds, {os.cpu_count()} CPUs\n")
+    _runner_table(args)
+    _copy_table(args)
+    _startup_table()
+
+
+if __name__ == "__main__":
+    main()
