@@ -1,38 +1,116 @@
-"""Durable file writes: a reader sees the old file or the whole new one, never a half-written one."""
+"""Durable file writes: a reader sees the old file or the whole new one, never a half-written one.
+
+Every write goes to a temp file in the same folder and is renamed over its target, so a reader (or a
+``kill -9`` mid-write) never sees a part of a file. Each write is also fsynced, so the file survives a
+power loss, except inside a folder registered with :func:`sync_later`: a run's staging folder, whose
+hundreds of per-trial files are made durable together by one :func:`sync_folder` just before the
+folder is renamed into place. Until then the folder is a ``.partial`` that nobody reads and a later run
+sweeps; a per-file fsync there bought nothing but a journal commit per file.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
+import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from ._owner import owner_tag
 
-__all__ = ["atomic_write_bytes", "atomic_write_text"]
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "needs_sync",
+    "sync_directory",
+    "sync_folder",
+    "sync_later",
+]
+
+_LATER: set[str] = set()
+_LATER_LOCK = threading.Lock()
+
+
+def sync_later(folder: Path, on: bool = True) -> None:
+    """Let writes inside ``folder`` skip their own fsync (``on``), or make them sync again."""
+    key = os.path.abspath(folder)
+    with _LATER_LOCK:
+        if on:
+            _LATER.add(key)
+        else:
+            _LATER.discard(key)
+
+
+def needs_sync(path: Path) -> bool:
+    """Whether a write to ``path`` must fsync itself: it is in no folder given to :func:`sync_later`."""
+    if not _LATER:
+        return True
+    where = os.path.abspath(path)
+    return not any(where.startswith(folder + os.sep) for folder in tuple(_LATER))
+
+
+def _fsync_path(path: str, flags: int) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, flags)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def sync_directory(folder: Path) -> None:
+    """Make the names in ``folder`` durable (a rename into it); platforms that cannot open folders skip it."""
+    _fsync_path(str(folder), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+
+
+def _syncfs(folder: Path) -> bool:
+    """Linux ``syncfs(2)``: flush the whole filesystem holding ``folder`` in one call."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except (OSError, AttributeError):
+        return False
+    try:
+        return int(libc.syncfs(fd)) == 0
+    except AttributeError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def sync_folder(folder: Path) -> None:
+    """Make all under ``folder`` durable: one ``syncfs`` on Linux, else an fsync per file and folder."""
+    if _syncfs(folder):
+        return
+    for root, _dirs, names in os.walk(folder):
+        for name in names:
+            _fsync_path(os.path.join(root, name), os.O_RDONLY)
+        sync_directory(Path(root))
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temp file in the same folder, fsync, then rename over it."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    sync = needs_sync(path)
     # The owner tag lets a later run tell an abandoned temp file (its process killed) from one in use.
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{owner_tag()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    if sync:
+        sync_directory(path.parent)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -69,7 +69,7 @@ _COMMANDS = {
 @click.group(
     cls=LazyGroup,
     lazy=_COMMANDS,
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(__version__, "--version", prog_name="trialbook", message="%(prog)s %(version)s")
 @click.pass_context

@@ -15,6 +15,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from ..fsutil import needs_sync
 from ._codec import suite_from_json, suite_to_json
 from ._errors import EvidenceError, EvidenceSchemaError, EvidenceWriteError
 from ._json import JsonObject
@@ -45,6 +46,7 @@ def publish_json(path: StrPath, data: JsonObject) -> None:
     """
     target = Path(path)
     directory = target.parent
+    sync = needs_sync(target)  # a run's staging folder is synced once, as a whole (see trialbook.fsutil)
     temp = directory / f".{target.name}.{secrets.token_hex(6)}.tmp"
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
@@ -55,7 +57,8 @@ def publish_json(path: StrPath, data: JsonObject) -> None:
             json.dump(data, handle, ensure_ascii=False, indent=2, allow_nan=False)
             handle.write("\n")
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         os.replace(temp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -67,7 +70,8 @@ def publish_json(path: StrPath, data: JsonObject) -> None:
             ) from exc
         raise
     try:
-        _fsync_directory(directory)
+        if sync:
+            _fsync_directory(directory)
     except OSError as exc:
         raise EvidenceWriteError(f"saved {target}, but could not make the rename durable: {exc}") from exc
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .._owner import pid_alive
 from ..errors import UsageError
-from ..fsutil import atomic_write_text
+from ..fsutil import atomic_write_text, sync_directory, sync_folder, sync_later
 
 __all__ = [
     "MARKER",
@@ -132,6 +132,10 @@ class StagedFolder:
         """
         wrote = [entry.name for entry in self.staging.iterdir() if entry.name != MARKER]
         write_marker(self.staging, kind="run", wrote=wrote)
+        # The trials' files skipped their own fsyncs (see trialbook.fsutil): all of them become durable
+        # here, before the rename makes them the run.
+        sync_folder(self.staging)
+        sync_later(self.staging, False)
         old = self.final.with_name(f".{self.final.name}.{self.run_id}.old")
         if self.final.is_dir():
             ours = _written(self.final)
@@ -143,12 +147,14 @@ class StagedFolder:
             else:
                 self.final.rmdir()
         self.staging.rename(self.final)
+        sync_directory(self.final.parent)
         if old.exists():
             shutil.rmtree(old, ignore_errors=True)
         return self.final
 
     def abandon(self) -> None:
         """Remove the staging folder (nothing of the previous run is touched)."""
+        sync_later(self.staging, False)
         shutil.rmtree(self.staging, ignore_errors=True)
 
 
@@ -163,6 +169,7 @@ def stage(final: Path, run_id: str) -> StagedFolder:
     sweep_partials(final.parent)
     staging = final.with_name(f".{final.name}.{run_id}.partial")
     staging.mkdir()
+    sync_later(staging)
     write_marker(staging, kind="run")
     atomic_write_text(staging / ".gitignore", _IGNORE)
     return StagedFolder(final=final, staging=staging, run_id=run_id)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from .._owner import pid_alive
 
-__all__ = ["ProcEntry", "has_procfs", "processes", "start_time"]
+__all__ = ["ProcEntry", "boot_ticks", "has_procfs", "processes", "start_time"]
 
 _PROC = Path("/proc")
 
@@ -35,12 +36,18 @@ def has_procfs() -> bool:
     return (_PROC / "self" / "stat").exists()
 
 
+_BLOCK = 1 << 16
+
+
 def _read(path: str) -> bytes:
     # os-level reads: a sweep opens two files per process, and pathlib's overhead dominated its cost.
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 16):
+        first = os.read(fd, _BLOCK)
+        if len(first) < _BLOCK // 2:
+            return first  # procfs hands a small file over whole in one read: no second call for EOF
+        chunks = [first]
+        while chunk := os.read(fd, _BLOCK):
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
@@ -59,11 +66,29 @@ def _stat_fields(pid: int | str) -> list[str] | None:
     return raw[close + 2 :].decode("ascii", "replace").split()
 
 
-def processes(variable: str | None = None) -> Iterator[ProcEntry]:
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_MARGIN_TICKS = 2 * _TICKS
+"""How much earlier than asked a process may have started and still have its environment read: the
+kernel's start times and the boot clock round differently, and a margin only costs a few reads."""
+
+
+def boot_ticks() -> int | None:
+    """Now, in the clock ticks since boot that ``/proc/<pid>/stat`` gives start times in (Linux)."""
+    clock = getattr(time, "CLOCK_BOOTTIME", None)
+    if clock is None:
+        return None
+    return int(time.clock_gettime(clock) * _TICKS)
+
+
+def processes(variable: str | None = None, *, since: int | None = None) -> Iterator[ProcEntry]:
     """Every visible process but this one, with the value ``variable`` has in its environment.
 
     The environment is inherited across ``setsid``, double forks and new process groups, which is what
-    makes a variable a marker that survives every way of leaving a process tree.
+    makes a variable a marker that survives every way of leaving a process tree. With ``since`` (a
+    :func:`boot_ticks` value) only processes started from then on have their environment read: a marker
+    made at ``since`` cannot be in the environment of a process that started before it existed, and
+    most of a machine's processes are older than any trial, so a sweep reads a handful of environments
+    instead of hundreds.
     """
     me = os.getpid()
     try:
@@ -80,11 +105,20 @@ def processes(variable: str | None = None) -> Iterator[ProcEntry]:
         marker = None
         # Kernel threads (children of kthreadd, pid 2) and init have no marker, and reading a kernel
         # thread's environ can stall for tens of milliseconds.
-        if wanted is not None and fields[1] not in ("0", "2"):
+        if wanted is not None and fields[1] not in ("0", "2") and _young(fields, since):
             with contextlib.suppress(OSError):
                 marker = _value(b"\0" + _read(f"/proc/{name}/environ"), wanted)
         with contextlib.suppress(ValueError):
             yield ProcEntry(int(name), int(fields[1]), fields[0], marker)
+
+
+def _young(fields: list[str], since: int | None) -> bool:
+    if since is None or len(fields) < 20:
+        return True
+    try:
+        return int(fields[19]) >= since - _MARGIN_TICKS
+    except ValueError:
+        return True
 
 
 def _value(environ: bytes, wanted: bytes) -> str | None:

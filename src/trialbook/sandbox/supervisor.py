@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .._owner import owner_gone, owner_tag
 from ._cgroup import CgroupRoot, find_cgroup_root
-from ._procfs import has_procfs, processes
+from ._procfs import boot_ticks, has_procfs, processes
 
 __all__ = ["TRIAL_MARKER", "Supervisor", "TrialScope", "supervisor"]
 
@@ -57,6 +57,8 @@ class TrialScope:
 
     def __init__(self, owner: Supervisor, group: Path | None) -> None:
         # The owner tag first: a later run can tell processes of a killed trialbook run by it.
+        self.opened = boot_ticks()
+        """When the marker was made; no process that started earlier can carry it."""
         self.marker = f"{owner_tag()}-{uuid.uuid4().hex}"
         self.group = group
         self.mechanism = "cgroup" if group else "marker" if has_procfs() else "process-group"
@@ -73,7 +75,7 @@ class TrialScope:
         """Kill and reap what the trial still runs, keeping the scope open for the commands still to come."""
         if self.group is not None:
             CgroupRoot.kill(self.group, remove=False)
-        found = self._owner.kill({self.marker}, set(self.leaders))
+        found = self._owner.kill({self.marker}, set(self.leaders), since=self.opened)
         self.killed += found
         return found
 
@@ -85,7 +87,7 @@ class TrialScope:
         try:
             if self.group is not None:
                 CgroupRoot.kill(self.group)
-            found = self._owner.kill({self.marker}, set(self.leaders))
+            found = self._owner.kill({self.marker}, set(self.leaders), since=self.opened)
             self.killed += found
         finally:
             # Always: a scope left open would keep trialbook a subreaper for the rest of its life.
@@ -171,14 +173,17 @@ class Supervisor:
             if scope.group is not None:
                 CgroupRoot.kill(scope.group, wait_s=0.5)
         leaders = {pid for scope in scopes for pid in scope.leaders}
-        return self.kill({scope.marker for scope in scopes}, leaders)
+        opened = [scope.opened for scope in scopes]
+        since = min((o for o in opened if o is not None), default=None) if None not in opened else None
+        return self.kill({scope.marker for scope in scopes}, leaders, since=since)
 
-    def kill(self, markers: set[str], roots: set[int]) -> int:
+    def kill(self, markers: set[str], roots: set[int], *, since: int | None = None) -> int:
         """SIGKILL, until none is left, every process carrying one of ``markers`` or descending from them.
 
         ``roots`` (commands trialbook started) count as trial processes while they are still its
         children. Killing repeats because a dying process's children are re-parented and a forking one
-        makes new ones; it ends when a full pass finds nobody alive.
+        makes new ones; it ends when a full pass finds nobody alive. ``since`` is when the oldest of
+        ``markers``' scopes was opened (see :func:`processes`); ``None`` reads every process's environment.
         """
         if not has_procfs():
             for pid in roots:
@@ -189,7 +194,7 @@ class Supervisor:
         killed: set[int] = set()
         ours: set[int] = set()
         for _ in range(_MAX_ROUNDS):
-            table = list(processes(TRIAL_MARKER))
+            table = list(processes(TRIAL_MARKER, since=since))
             children: dict[int, list[int]] = {}
             for entry in table:
                 children.setdefault(entry.ppid, []).append(entry.pid)
