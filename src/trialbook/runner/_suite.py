@@ -79,6 +79,7 @@ def _ran(result: EntryResult) -> TestReport:
             # Which mechanism ended the trials' processes, and how many it still found running.
             "process_cleanup": next((o.process_cleanup for o in result.outcomes), None),
             "stray_processes_killed": sum(o.stray_processes_killed for o in result.outcomes),
+            "sandbox": {"copy": _copy_method(result)},
         }
     )
     return TestReport(
@@ -89,6 +90,14 @@ def _ran(result: EntryResult) -> TestReport:
         properties=properties,
         executions=tuple(executions),
     )
+
+
+def _copy_method(result: EntryResult) -> str | None:
+    """``reflink`` when every trial's template was cloned, ``copy`` when any was copied, else ``None``."""
+    methods = {outcome.sandbox_copy for outcome in result.outcomes} - {None}
+    if not methods:
+        return None
+    return "reflink" if methods == {"reflink"} else "copy"
 
 
 def _not_ran(entry: PlanEntry) -> TestReport:

@@ -69,6 +69,8 @@ class TrialOutcome:
     """Why the trial failed (``None`` when it passed), masked and bounded."""
     process_cleanup: str = "marker"
     stray_processes_killed: int = 0
+    sandbox_copy: str | None = None
+    """How the template came into the sandbox: ``reflink``, ``copy``, or ``None`` without a template."""
 
 
 def _harness_failure(agent: Agent, error: str, reason: str, started: float, workdir: Path) -> AgentResult:
@@ -244,4 +246,5 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         explanation=explanation,
         process_cleanup=scope.mechanism,
         stray_processes_killed=scope.killed,
+        sandbox_copy=sandbox.copy,
     )

@@ -3,7 +3,7 @@
 Layout of ``<trial>/`` (a new ``trialbook-<pid>_<start>-*`` temp folder per trial, named after its owner
 so a later run can sweep it once that process is gone)::
 
-    work/         the template copy, the agent's working directory
+    work/         the template copy (reflinked where the filesystem can, see ``_copy``), the workdir
     home/         HOME, with the XDG folders inside
     tmp/          TMPDIR
     shims/        one executable per shimmed binary, outside work/ so the agent's files never mix with them
@@ -25,12 +25,13 @@ from ..assertions._trial import Call
 from ..errors import ConfigError
 from ..evidence import AgentResult
 from ._calllog import CallLog, read_call_log
+from ._copy import CopyMethod, copy_tree
 from ._env import XDG_DIRS, build_env
 from ._exclude import TemplateFilter
 from ._finished import SandboxTrial
 from ._host import runner_path
 from ._shims import ShimConfig, write_shim
-from ._special import refuse_special
+from ._special import SpecialFileError
 
 __all__ = ["Sandbox", "create_sandbox", "remove_tree"]
 
@@ -47,6 +48,8 @@ class Sandbox:
         self.call_log = path / "calls.jsonl"
         self.env = env
         self.call_log_problems: tuple[str, ...] = ()
+        self.copy: CopyMethod | None = None
+        """How the template came in: ``reflink`` (every file cloned), ``copy``, ``None`` without one."""
         self._closed = False
 
     def read_call_log(self) -> CallLog:
@@ -117,26 +120,15 @@ def remove_tree(path: Path) -> None:
         shutil.rmtree(path)
 
 
-def _copy_template(template: Path, workdir: Path, keep: TemplateFilter) -> None:
+def _copy_template(template: Path, workdir: Path, keep: TemplateFilter) -> CopyMethod:
     if not template.is_dir():
         raise ConfigError(f"{template}: sandbox template must be an existing folder")
-
-    def ignored(folder: str, names: list[str]) -> list[str]:
-        rel = Path(folder).relative_to(template).as_posix()
-        prefix = "" if rel == "." else rel + "/"
-        return [n for n in names if not keep.kept(prefix + n, is_dir=os.path.isdir(os.path.join(folder, n)))]
-
-    # A real copy, not hard links: the agent edits these files and other trials must not see it.
-    shutil.copytree(template, workdir, symlinks=True, ignore=ignored, copy_function=_copy_file)
-
-
-def _copy_file(source: str, target: str) -> object:
-    # copy2 would open a FIFO and wait for a writer forever; the kind is checked without opening it.
+    # A real copy (reflinks are copy-on-write), not hard links: the agent edits these files and other
+    # trials must not see it.
     try:
-        refuse_special(Path(source))
-    except OSError as exc:
+        return copy_tree(template, workdir, lambda relative, is_dir: keep.kept(relative, is_dir=is_dir))
+    except SpecialFileError as exc:
         raise ConfigError(str(exc)) from None
-    return shutil.copy2(source, target)
 
 
 def create_sandbox(
@@ -177,7 +169,7 @@ def create_sandbox(
         if template is None:
             sandbox.workdir.mkdir()
         else:
-            _copy_template(template, sandbox.workdir, TemplateFilter.of(exclude))
+            sandbox.copy = _copy_template(template, sandbox.workdir, TemplateFilter.of(exclude))
         for rel in XDG_DIRS.values():
             (sandbox.home / rel).mkdir(parents=True, exist_ok=True)
         sandbox.tmp.mkdir()
