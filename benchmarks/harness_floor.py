@@ -17,7 +17,9 @@ hits floor and trialbook alike):
   ``python -c pass``.
 
 "marginal ms/trial" is ``(wall(N) - wall(1)) / (N - 1)``: what one more trial costs once the run has
-started, so the fixed cost of a run (planning, ``suite.json``) is left out. "efficiency" is the ideal
+started, so the fixed cost of a run (planning, ``suite.json``) is left out; "CPU ms/trial" is the same
+for the CPU time of the process and its children (the agents), which a machine's other load disturbs
+far less than wall time. "efficiency" is the ideal
 wall time (``ceil(N / concurrency) * 0.5 s``) over the actual one, for the 0.5 s agent. "x floor" is
 trialbook's marginal cost over the floor's at the same concurrency.
 
@@ -119,17 +121,31 @@ def trialbook(trials: int, concurrency: int, sleep: bool, scratch: Path) -> floa
 MODES = {"floor": floor, "trialbook": trialbook}
 
 
+def _cpu() -> float:
+    mine, children = (resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+
+
 def measure(mode: str, trials: int, concurrency: int, sleep: bool) -> dict[str, float]:
-    """In this (child) process: one warm-up trial, a 1-trial run, an N-trial run, and the peak RSS."""
+    """In this (child) process: a warm-up trial, a 1-trial run, an N-trial run, CPU time and peak RSS.
+
+    CPU is this process's and its children's (user + system): on a shared machine wall time mostly
+    measures the neighbours, CPU time what the work itself cost.
+    """
     with tempfile.TemporaryDirectory(prefix="trialbook-floor-") as tmp:
         scratch = Path(tmp)
         run = MODES[mode]
         run(1, 1, False, scratch)  # imports and first-use costs, which a marginal cost leaves out
+        before = _cpu()
         one = run(1, concurrency, sleep, scratch)
+        middle = _cpu()
         many = run(trials, concurrency, sleep, scratch)
+        after = _cpu()
     return {
         "one_s": one,
         "wall_s": many,
+        "one_cpu_s": middle - before,
+        "cpu_s": after - middle,
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
@@ -149,7 +165,7 @@ def copy_rounds(files: int, rounds: int) -> dict[str, Any]:
             box = create_sandbox(
                 root=scratch / "trials", template=template, shims=(), secrets={}, extra_env={}
             )
-            copy = getattr(box, "copy_method", "copy")
+            copy = box.copy or "none"
             box.close()
             ours.append(time.perf_counter() - started)
             target = scratch / "cp-target"
@@ -171,9 +187,12 @@ def _cells(row: list[str], widths: list[int]) -> str:
 
 
 def _runner_table(args: argparse.Namespace) -> None:
-    print("| agent | concurrency | mode | wall s | marginal ms/trial | efficiency | x floor | peak RSS MiB |")
-    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
-    widths = [7, 3, 9, 7, 6, 5, 5, 5]
+    print(
+        "| agent | concurrency | mode | wall s | marginal ms/trial | CPU ms/trial | efficiency | x floor "
+        "| peak RSS MiB |"
+    )
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    widths = [7, 3, 9, 7, 6, 6, 5, 5, 5]
     for sleep in (False, True):
         levels = args.slow_concurrency if sleep else args.concurrency
         for concurrency in levels:
@@ -189,6 +208,8 @@ def _runner_table(args: argparse.Namespace) -> None:
                 wall = statistics.median(r["wall_s"] for r in runs)
                 one = statistics.median(r["one_s"] for r in runs)
                 marginals[mode] = (wall - one) / (args.trials - 1) * 1000
+                extra = [(r["cpu_s"] - r["one_cpu_s"]) / (args.trials - 1) * 1000 for r in runs]
+                cpu = statistics.median(extra)
                 ideal = math.ceil(args.trials / concurrency) * SLEEP_S
                 row = [
                     "0.5 s" if sleep else "trivial",
@@ -196,6 +217,7 @@ def _runner_table(args: argparse.Namespace) -> None:
                     mode,
                     f"{wall:.2f}",
                     f"{marginals[mode]:.2f}",
+                    f"{cpu:.2f}",
                     f"{ideal / wall:.3f}" if sleep else "—",
                     "1.0" if mode == "floor" else f"{marginals[mode] / marginals['floor']:.1f}",
                     f"{max(r['peak_rss_mib'] for r in runs):.1f}",
