@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.harness_overhead import make_template
+# Nothing of trialbook at module level: the floor's child process must not carry its imports in its RSS.
 from benchmarks.startup import _time as time_command
 
 SLEEP_S = 0.5
@@ -152,6 +152,7 @@ def measure(mode: str, trials: int, concurrency: int, sleep: bool) -> dict[str, 
 
 def copy_rounds(files: int, rounds: int) -> dict[str, Any]:
     """In this (child) process: sandbox template copies against ``cp -a`` + ``rm -rf``, interleaved."""
+    from benchmarks.harness_overhead import make_template
     from trialbook.sandbox import create_sandbox
 
     with tempfile.TemporaryDirectory(prefix="trialbook-floor-") as tmp:
