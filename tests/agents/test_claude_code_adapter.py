@@ -31,8 +31,9 @@ def test_the_command_line_carries_model_turns_budget_and_extra_args(tmp_path: Pa
     trial = make_trial(tmp_path, max_cost_usd=0.25)
     argv = agent.argv(trial.task, Path("/bin/claude"))
     assert argv[:6] == ["/bin/claude", "-p", "--output-format", "stream-json", "--verbose", "--bare"]
-    assert argv[6:8] == ["--permission-mode", "bypassPermissions"]
-    assert argv[8:] == [
+    # --bare turns off CLAUDE.md and skill discovery; --add-dir with the sandbox is the CLI's way back in.
+    assert argv[6:10] == ["--permission-mode", "bypassPermissions", "--add-dir", str(trial.task.workdir)]
+    assert argv[10:] == [
         "--model",
         "sonnet",
         "--max-turns",

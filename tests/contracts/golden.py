@@ -22,6 +22,7 @@ from trialbook.evidence import (
     CopilotResult,
     DiscoveredSkill,
     ExecutionRecord,
+    InstructionLoad,
     RequestAudit,
     SkillDiscovery,
     SubagentInvocation,
@@ -209,6 +210,11 @@ def rich_suite() -> SuiteReport:
         cost_usd=0.0001,
         model_used="claude-sonnet-4-5",
         duration_ms=812.5,
+        instructions_loaded=(
+            InstructionLoad("CLAUDE.md", "instructions", "c1" * 32, True),
+            InstructionLoad("AGENTS.md", "instructions", "a9" * 32, False),
+            InstructionLoad(".claude/skills/deploy", "skill", "5d" * 32, None),
+        ),
     )
     checks = (
         AssertionRecord("ran", "ran neon init", True, "neon init", "neon init --project-id p1"),
@@ -328,6 +334,14 @@ INVALID: dict[str, tuple[Callable[[Doc], None], str]] = {
     "unknown-stop-reason": (
         _set(f"{_R0}.stop_reason", "finished"),
         f'{_R0}.stop_reason: "finished" is not one of',
+    ),
+    "loaded-as-string": (
+        _set("tests[0].executions[1].result.instructions_loaded[0].loaded", "true"),
+        "tests[0].executions[1].result.instructions_loaded[0].loaded: expected a boolean, got a string",
+    ),
+    "unknown-input-kind": (
+        _set("tests[0].executions[1].result.instructions_loaded[2].kind", "agent"),
+        'tests[0].executions[1].result.instructions_loaded[2].kind: "agent" is not one of',
     ),
     "unknown-outcome": (_set("tests[3].outcome", "green"), 'tests[3].outcome: "green" is not one of'),
     "bad-image-base64": (

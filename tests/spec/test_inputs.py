@@ -248,3 +248,19 @@ def test_conventional_places_stay_inside_the_sandbox(name: str) -> None:
         assert not place.startswith("/")
         assert ".." not in place.split("/")
         assert place.endswith(name)
+
+
+def test_loaded_must_name_a_declared_input(project: Path) -> None:
+    _repo(project)
+    body = "instructions: [../AGENTS.md]\nskills: [../skills/deploy]\nassert:\n"
+    write(project, "evals/x.eval.yaml", HEAD + body + "  - loaded: AGENTS.md\n  - loaded: deploy-app\n")
+    (spec,) = load("evals")
+    assert [a.to_json() for a in spec.assertions] == [
+        {"kind": "loaded", "name": "AGENTS.md"},
+        {"kind": "loaded", "name": "deploy-app"},
+    ]
+    write(project, "evals/x.eval.yaml", HEAD + body + "  - loaded: CLAUDE.md\n  - skill_used: anything\n")
+    assert problems("evals") == [
+        "evals/x.eval.yaml:6: assert[0].loaded: CLAUDE.md is not declared (name an instruction file by its "
+        "sandbox path or a skill by name (declared: AGENTS.md, deploy-app))"
+    ]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from ..evidence import AgentResult, JsonValue
+from ..evidence import AgentResult, DeclaredInput, JsonValue
 from ..masking import Masker
 
 __all__ = ["Agent", "AgentFactory", "AgentSpec", "AgentTask", "Availability"]
@@ -47,7 +47,9 @@ class AgentTask:
     the runner's own environment that they document (credentials, endpoints) and nothing else.
     ``output_dir`` is this trial's transcript folder: adapters write the agent's output there, masked with
     ``masker`` as it is written (the run's masker, holding every secret of the run), so a run stopped
-    mid-trial leaves nothing unmasked in it.
+    mid-trial leaves nothing unmasked in it. ``inputs`` are the eval's instruction files and skills, already
+    placed in ``workdir``: an adapter that audits its requests decides from them which reached the model
+    (``AgentResult.instructions_loaded``); one that cannot leaves that to the runner, which records ``null``.
     """
 
     prompt: str
@@ -60,6 +62,7 @@ class AgentTask:
     eval_id: str = ""
     trial: int = 1
     masker: Masker = field(default_factory=Masker)
+    inputs: tuple[DeclaredInput, ...] = ()
 
 
 @runtime_checkable

@@ -3,6 +3,10 @@
 Each trial runs ``claude -p`` with ``--bare`` (no hooks, plugins, memory or keychain: credentials come
 only from ``ANTHROPIC_API_KEY``), permissions bypassed (the sandbox is the boundary), an isolated HOME
 and config folder, and telemetry, auto-update and non-essential traffic off.
+
+``--bare`` also stops Claude Code from discovering the project's ``CLAUDE.md`` and skills; ``--add-dir``
+with the sandbox is the CLI's own way back in ("CLAUDE.md dirs"), so a trial sees the project as a user's
+session in that repository would, and nothing of the runner's machine.
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ class ClaudeCodeAgent(CliAgent):
     PACKAGE = PACKAGE
     OPTIONS = OPTIONS
     VERSION_PATTERN = r"^(\S+) \(Claude Code\)"
+    SKILLS_FOLDER = ".claude/skills"
 
     def __init__(self, spec: AgentSpec) -> None:
         super().__init__(spec)
@@ -113,7 +118,7 @@ class ClaudeCodeAgent(CliAgent):
     def argv(self, task: AgentTask, binary: Path) -> list[str]:
         """The command line of one trial (the prompt last, after ``--``)."""
         argv = [str(binary), "-p", "--output-format", "stream-json", "--verbose", "--bare"]
-        argv += ["--permission-mode", "bypassPermissions"]
+        argv += ["--permission-mode", "bypassPermissions", "--add-dir", str(task.workdir)]
         if self._model is not None:
             argv += ["--model", self._model]
         if self._max_turns is not None:
@@ -159,6 +164,7 @@ class ClaudeCodeAgent(CliAgent):
                 "permission_mode": "bypassPermissions",
                 "bare": True,
                 "audit_requests": self._audit_requests,
+                "project_dirs": [str(task.workdir)],
                 "session_id": stream.session_id,
                 "tools": stream.init.get("tools") if stream.init else None,
             }

@@ -61,6 +61,7 @@ class CodexAgent(CliAgent):
     PACKAGE = PACKAGE
     OPTIONS = OPTIONS
     VERSION_PATTERN = r"^codex-cli (\S+)"
+    SKILLS_FOLDER = ".agents/skills"
 
     def _read_options(self, options: Options) -> None:
         self._base_url = options.string("base_url")

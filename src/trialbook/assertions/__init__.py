@@ -10,6 +10,7 @@ from ._calls import NotRan, Ran, RanInOrder, not_ran, ran, ran_in_order
 from ._commands import DEFAULT_SUCCEEDS_TIMEOUT_S, Succeeds, succeeds
 from ._custom import AssertThat, CheckFunction, assert_that
 from ._files import FileContains, FileExists, file_contains, file_exists
+from ._inputs import Loaded, SkillUsed, loaded, skill_used
 from ._pattern import Pattern, PatternLike
 from ._trial import Call, CommandOutcome, FinishedTrial
 
@@ -23,18 +24,22 @@ __all__ = [
     "FileContains",
     "FileExists",
     "FinishedTrial",
+    "Loaded",
     "NotRan",
     "Pattern",
     "PatternLike",
     "Ran",
     "RanInOrder",
+    "SkillUsed",
     "Succeeds",
     "assert_that",
     "evaluate_all",
     "file_contains",
     "file_exists",
+    "loaded",
     "not_ran",
     "ran",
     "ran_in_order",
+    "skill_used",
     "succeeds",
 ]

@@ -9,6 +9,15 @@ from ._codec import dump_result, dump_test, load_result, load_test, suite_from_j
 from ._copilot import CopilotResult, DiscoveredSkill, SkillDiscovery, SubagentInvocation
 from ._errors import EvidenceError, EvidenceSchemaError, EvidenceWriteError
 from ._json import JsonObject, JsonValue
+from ._loading import (
+    DeclaredInput,
+    InputKind,
+    InstructionLoad,
+    LoadTracker,
+    loaded_from_requests,
+    normalize_text,
+    request_context,
+)
 from ._publish import load_suite, publish_json, read_json, save_suite
 from ._report import (
     OUTCOMES,
@@ -35,13 +44,17 @@ __all__ = [
     "AssertionRecord",
     "CopilotResult",
     "CostEstimate",
+    "DeclaredInput",
     "DiscoveredSkill",
     "EvidenceError",
     "EvidenceSchemaError",
     "EvidenceWriteError",
     "ExecutionRecord",
+    "InputKind",
+    "InstructionLoad",
     "JsonObject",
     "JsonValue",
+    "LoadTracker",
     "ModelPrice",
     "Outcome",
     "RequestAudit",
@@ -62,8 +75,11 @@ __all__ = [
     "load_result",
     "load_suite",
     "load_test",
+    "loaded_from_requests",
+    "normalize_text",
     "publish_json",
     "read_json",
+    "request_context",
     "safe_configuration",
     "save_suite",
     "suite_from_json",

@@ -15,6 +15,7 @@ from typing import ClassVar, Literal, get_args
 
 from ._audit import RequestAudit
 from ._json import JsonObject, JsonValue
+from ._loading import InstructionLoad
 from ._tools import ToolCall
 from ._usage import CostEstimate, UsageEntry, estimate_cost, sum_known
 
@@ -79,6 +80,8 @@ class AgentResult:
     capture_errors: tuple[str, ...] = ()
     configuration: JsonObject | None = None
     request_audit: tuple[RequestAudit, ...] = ()
+    instructions_loaded: tuple[InstructionLoad, ...] = ()
+    """Each instruction file and skill the eval declared, and whether it reached the model."""
 
     def impossible(self) -> list[tuple[str, str]]:
         """Values no real run can have (a negative cost or duration), as ``(field, why)``."""

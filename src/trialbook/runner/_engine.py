@@ -195,6 +195,8 @@ def _requests(
             folder=_trial_folder(results_dir, entry, n),
             sandbox_root=sandbox_root,
             keep_sandbox=keep,
+            instructions=spec.instructions,
+            skills=spec.skills,
         )
         for n in range(1, spec.trials + 1)
     ]

@@ -18,8 +18,10 @@ from ..masking import Masker, masked_call, masked_record, masked_result
 from ..sandbox import Sandbox, ShimConfig, create_sandbox
 from ..sandbox._changes import CHANGES_FILE, record_changes
 from ..sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
+from ..spec import InstructionFile, SkillFolder
 from ..verdict import trial_passed
 from ._explain import Explanation, explain_trial
+from ._inputs import place_inputs, placed_sources, skills_folder, with_loading
 from ._outputs import write_json, write_trial_files
 
 __all__ = ["TrialOutcome", "TrialRequest", "run_trial", "unused_shim_note", "unused_shims"]
@@ -49,6 +51,8 @@ class TrialRequest:
     folder: Path
     sandbox_root: Path | None
     keep_sandbox: bool
+    instructions: tuple[InstructionFile, ...] = ()
+    skills: tuple[SkillFolder, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -180,6 +184,11 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
     sandbox.env[TRIAL_MARKER] = scope.marker
     kept: Path | None = None
     try:
+        placing_error: str | None = None
+        try:
+            inputs = place_inputs(sandbox.workdir, request.instructions, request.skills, skills_folder(agent))
+        except (OSError, ValueError) as exc:
+            inputs, placing_error = (), f"placing the eval's instruction files and skills failed: {exc}"
         task = AgentTask(
             prompt=request.prompt,
             workdir=sandbox.workdir,
@@ -191,8 +200,12 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
             eval_id=request.eval_id,
             trial=request.trial,
             masker=masker,
+            inputs=inputs,
         )
-        result = await _run_agent(agent, task)
+        if placing_error is None:
+            result = with_loading(await _run_agent(agent, task), inputs)
+        else:
+            result = _harness_failure(agent, placing_error, "error", time.monotonic(), sandbox.workdir)
         # What the agent left running (in its own session, double-forked) must not change the files the
         # checks read; commands the checks start carry the marker and end with the trial.
         await asyncio.to_thread(scope.sweep)
@@ -200,7 +213,8 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         # not the agent's calls.
         agent_calls = sandbox.call_log.read_bytes() if sandbox.call_log.exists() else b""
         # Likewise the file changes: what the agent left behind, before checks run their own commands.
-        changes = await asyncio.to_thread(record_changes, request.template, sandbox.workdir, masker)
+        placed = placed_sources(request.instructions, request.skills, skills_folder(agent))
+        changes = await asyncio.to_thread(record_changes, request.template, sandbox.workdir, masker, placed)
         finished = sandbox.finished(result)
         if finished.call_log_problems:
             # A torn or unreadable call-log line means the record of what the agent ran is incomplete.

@@ -248,6 +248,19 @@ ASSERTION_KINDS: tuple[FieldDoc, ...] = (
         'file_contains: {path: .env.local, pattern: "DATABASE_URL="}',
     ),
     FieldDoc(
+        "loaded",
+        {"type": "string", "minLength": 1},
+        "The declared instruction file (its path in the sandbox) or skill (its name) reached the model, as "
+        "the request audit saw it; fails when no audit ran.",
+        "loaded: AGENTS.md",
+    ),
+    FieldDoc(
+        "skill_used",
+        {"type": "string", "minLength": 1},
+        "The agent used the skill: through its skill tool, or by reading the skill's SKILL.md.",
+        "skill_used: deploy",
+    ),
+    FieldDoc(
         "succeeds",
         {
             "anyOf": [

@@ -20,7 +20,7 @@ from ._problems import display_path
 from ._python import PYTHON_NAMES
 from ._read_agents import read_agents, read_shims
 from ._read_assertions import read_assertions
-from ._read_inputs import read_instructions, read_skills
+from ._read_inputs import check_loaded_names, read_instructions, read_skills
 from ._read_params import check_placeholders, read_params, read_secrets
 
 __all__ = ["READERS", "read_eval"]
@@ -270,6 +270,7 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         ctx.problems.add(root.line, "agents", "is missing", f"write e.g. {_EXAMPLE['agents']}")
     if reader.prompt is not None:
         check_placeholders(reader.prompt, reader.params, entries, ctx)
+    check_loaded_names(reader.assertions, reader.instructions, reader.skills, ctx)
     r = reader
     if (
         ctx.problems

@@ -12,9 +12,11 @@ from ..assertions import (
     assert_that,
     file_contains,
     file_exists,
+    loaded,
     not_ran,
     ran,
     ran_in_order,
+    skill_used,
     succeeds,
 )
 from ..assertions._custom import CheckFunction
@@ -84,6 +86,17 @@ def _path(
 
 def _file_exists(node: Node, field: str, ctx: Context) -> Assertion | None:
     return _path(node, field, ctx, _EXAMPLES["file_exists"], file_exists)
+
+
+def _loaded(node: Node, field: str, ctx: Context) -> Assertion | None:
+    # Whether the name is declared is checked once the eval's instructions and skills are read.
+    name = ctx.read.string(node, field, _EXAMPLES["loaded"])
+    return None if name is None else loaded(name)
+
+
+def _skill_used(node: Node, field: str, ctx: Context) -> Assertion | None:
+    name = ctx.read.string(node, field, _EXAMPLES["skill_used"])
+    return None if name is None else skill_used(name)
 
 
 def _required(entries: dict[str, Node], node: Node, field: str, keys: tuple[str, ...], ctx: Context) -> bool:
@@ -173,6 +186,8 @@ ASSERTION_READERS: dict[str, Callable[[Node, str, Context], Assertion | None]] =
     "ran_in_order": _ran_in_order,
     "file_exists": _file_exists,
     "file_contains": _file_contains,
+    "loaded": _loaded,
+    "skill_used": _skill_used,
     "succeeds": _succeeds,
     "assert_that": _assert_that,
 }

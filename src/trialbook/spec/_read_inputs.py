@@ -10,6 +10,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
+from ..assertions import Assertion, Loaded
 from ..sandbox import ALWAYS_EXCLUDED
 from ..sandbox._special import special_kind
 from ._context import Context
@@ -24,7 +25,7 @@ from ._inputs import (
 from ._nodes import Node
 from ._problems import display_path
 
-__all__ = ["read_instructions", "read_skills"]
+__all__ = ["check_loaded_names", "read_instructions", "read_skills"]
 
 _INSTRUCTIONS_EXAMPLE = "instructions: [../AGENTS.md, {path: ../docs/AGENTS.md, to: AGENTS.md}]"
 _SKILLS_EXAMPLE = "skills: [../.claude/skills/deploy]"
@@ -234,3 +235,23 @@ def read_skills(node: Node, ctx: Context) -> tuple[SkillFolder, ...] | None:
         names[skill.name] = field
         found.append(skill)
     return tuple(found) if len(found) == len(items) else None
+
+
+def check_loaded_names(
+    assertions: tuple[Assertion, ...] | None,
+    instructions: tuple[InstructionFile, ...] | None,
+    skills: tuple[SkillFolder, ...] | None,
+    ctx: Context,
+) -> None:
+    """Every ``loaded:`` check names a declared input: one that is not could never pass."""
+    if assertions is None or instructions is None or skills is None:
+        return  # the broken part was reported already
+    names = [f.path for f in instructions] + [s.name for s in skills]
+    for index, assertion in enumerate(assertions):
+        if isinstance(assertion, Loaded) and assertion.name not in names:
+            field = f"assert[{index}].loaded"
+            declared = ", ".join(names) or "none"
+            fix = f"name an instruction file by its sandbox path or a skill by name (declared: {declared})"
+            ctx.problems.add(
+                ctx.lines.get(f"assert[{index}]", 1), field, f"{assertion.name} is not declared", fix
+            )

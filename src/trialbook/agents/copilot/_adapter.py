@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from ..._owner import temp_prefix
@@ -19,11 +20,18 @@ from ._config import CopilotEval, eval_from_spec
 from ._server import TOKEN_VARIABLES, ServerPool, availability, cli_environment, cli_version
 from ._session import Trial, run_trial
 
-__all__ = ["CopilotAgent", "create"]
+__all__ = ["SKILLS_FOLDER", "CopilotAgent", "create"]
+
+SKILLS_FOLDER = ".github/skills"
+"""Where a trial's declared skills are placed; the session gets it as one of its skill directories."""
 
 
 class CopilotAgent:
     """Runs :class:`CopilotEval` sessions through ``github-copilot-sdk`` and the Copilot CLI.
+
+    Instruction files in the working directory (``AGENTS.md``, ``CLAUDE.md``,
+    ``.github/copilot-instructions.md``, ``.github/instructions/*.instructions.md``) are Copilot's own
+    discovery; declared skills are placed in ``SKILLS_FOLDER`` and handed to the session.
 
     Args:
         config: the agent's settings.
@@ -35,6 +43,8 @@ class CopilotAgent:
         declared_env: the eval file's ``env:`` for this agent (values may still be templates); the runner
             renders it into every task's env, so a token declared there makes the agent available.
     """
+
+    SKILLS_FOLDER = SKILLS_FOLDER
 
     def __init__(
         self,
@@ -99,8 +109,13 @@ class CopilotAgent:
             )
         env = cli_environment(task.env, task.home, path, self._environ)
         limits = [t for t in (self.config.timeout_s, task.timeout_s) if t is not None]
+        config = self.config
+        if any(item.kind == "skill" for item in task.inputs):
+            # Copilot lists project skills only from the directories the session is given.
+            skills = str(task.workdir / SKILLS_FOLDER)
+            config = replace(config, skill_directories=(*config.skill_directories, skills))
         trial = Trial(
-            config=self.config,
+            config=config,
             prompt=task.prompt,
             workdir=task.workdir,
             env=env,
@@ -109,6 +124,7 @@ class CopilotAgent:
             timeout_s=min(limits) if limits else None,
             output_dir=task.output_dir,
             secrets=(*task.masker.values, *self._secrets(env)),
+            inputs=task.inputs,
         )
         return await run_trial(self.pool, trial)
 

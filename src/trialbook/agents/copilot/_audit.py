@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 from copilot import CopilotRequestContext, CopilotRequestHandler, CopilotWebSocketForwarder
 
-from ...evidence import RequestAudit
+from ...evidence import JsonValue, LoadTracker, RequestAudit, request_context
 from .._request_audit import UnsupportedRequestError, audit_body
 
 __all__ = ["AuditSink", "AuditingRequestHandler", "UnsupportedRequestError", "audit_body"]
@@ -30,6 +30,13 @@ class AuditSink:
     on_refused: Callable[[str], None]
     records: dict[str | None, list[RequestAudit]] = field(default_factory=dict)
     error: str | None = None
+    tracker: LoadTracker | None = None
+    """Set when the eval declared instruction files or skills: each request's context is checked for them."""
+
+    def see(self, body: JsonValue) -> None:
+        """Check one audited request body for the declared inputs (its text is not kept)."""
+        if self.tracker is not None:
+            self.tracker.see(request_context(body))
 
     def add(self, agent_id: str | None, record: RequestAudit) -> None:
         key = None if agent_id in (None, self.session_id) else agent_id
@@ -50,12 +57,14 @@ class AuditingRequestHandler(CopilotRequestHandler):
         sink = self.sinks.get(ctx.session_id or "")
         if sink is not None and request.content:
             try:
-                record = audit_body(json.loads(request.content), ctx.request_id, path=request.url.path)
+                body = json.loads(request.content)
+                record = audit_body(body, ctx.request_id, path=request.url.path)
             except (UnsupportedRequestError, ValueError) as exc:
                 reason = f"request audit refused a request to {request.url.path}: {exc}"
                 sink.refuse(reason)
                 return httpx.Response(400, json={"error": {"message": reason}}, request=request)
             sink.add(ctx.agent_id, record)
+            sink.see(body)
         response: httpx.Response = await super().send_request(request, ctx)
         return response
 
@@ -92,4 +101,8 @@ class _AuditedWebSocket(CopilotWebSocketForwarder):
             self._sink.refuse(f"request audit refused a WebSocket message: {exc}")
             return
         self._sink.add(ctx.agent_id, record)
+        if self._sink.tracker is not None:
+            message = json.loads(data)  # audit_ws_message checked it is a response.create object
+            inner = message.get("response")
+            self._sink.see(inner if isinstance(inner, dict) else message)
         await super().send_request_message_with_context(data, ctx)

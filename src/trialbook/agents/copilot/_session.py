@@ -12,13 +12,13 @@ import asyncio
 import json
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from copilot.rpc import PermissionDecisionApproveOnce, PermissionDecisionReject
 
-from ...evidence import CopilotResult, JsonObject, SkillDiscovery, StopReason
+from ...evidence import CopilotResult, DeclaredInput, JsonObject, LoadTracker, SkillDiscovery, StopReason
 from ...masking import Masker
 from ._audit import AuditSink
 from ._config import CopilotEval
@@ -48,6 +48,7 @@ class Trial:
     timeout_s: float | None
     output_dir: Path | None = None
     secrets: tuple[str, ...] = ()
+    inputs: tuple[DeclaredInput, ...] = ()
 
 
 @dataclass
@@ -178,6 +179,7 @@ async def run_trial(pool: ServerPool, trial: Trial) -> CopilotResult:
         session_id = str(uuid.uuid4())
         if server.handler is not None:
             sink = AuditSink(session_id, lambda reason: run.request_stop("request_audit_error", reason))
+            sink.tracker = LoadTracker(trial.inputs) if trial.inputs else None
             server.handler.sinks[session_id] = sink
         session = await server.client.create_session(**_session_options(run, session_id))
         if config.skill_directories:
@@ -208,6 +210,9 @@ async def run_trial(pool: ServerPool, trial: Trial) -> CopilotResult:
         secrets=trial.secrets,
         effective_system_prompt=config.system_prompt() if snapshot is not None else None,
     )
+    if sink is not None and sink.tracker is not None:
+        # Only an audit that saw every request decides; one that refused a request decides nothing.
+        result = replace(result, instructions_loaded=sink.tracker.result(audited=sink.error is None))
     return mask_record(result, Masker(trial.secrets))
 
 

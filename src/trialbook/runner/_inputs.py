@@ -1,0 +1,97 @@
+"""Placing an eval's instruction files and skills into a trial's sandbox, and their row in its evidence.
+
+Instruction files go where their name says (the same place for every agent, as in a repository); skills go
+into the folder where the trial's agent finds project skills, which each adapter names as
+``SKILLS_FOLDER``. An adapter that does not audit its requests leaves ``instructions_loaded`` empty, and the
+trial's evidence then lists every declared input as ``loaded: null``: not known, never assumed.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+from ..agents import Agent
+from ..evidence import AgentResult, DeclaredInput, InstructionLoad
+from ..spec import InstructionFile, SkillFolder
+
+__all__ = ["DEFAULT_SKILLS_FOLDER", "place_inputs", "placed_sources", "skills_folder", "with_loading"]
+
+DEFAULT_SKILLS_FOLDER = ".agents/skills"
+"""Where skills go for agents that name no folder of their own: the folder shared by several agents."""
+
+
+def skills_folder(agent: Agent) -> str:
+    """The sandbox-relative folder ``agent`` discovers project skills in."""
+    folder = getattr(agent, "SKILLS_FOLDER", None)
+    return folder if isinstance(folder, str) and folder else DEFAULT_SKILLS_FOLDER
+
+
+def _inside(workdir: Path, relative: str) -> Path:
+    target = (workdir / relative).resolve()
+    if not target.is_relative_to(workdir.resolve()):
+        # A template symlink (.github -> /elsewhere) must not carry a placed file out of the sandbox.
+        raise ValueError(
+            f"{relative} would be placed outside the sandbox (through a symlink in the template)"
+        )
+    return target
+
+
+def place_inputs(
+    workdir: Path, instructions: tuple[InstructionFile, ...], skills: tuple[SkillFolder, ...], folder: str
+) -> tuple[DeclaredInput, ...]:
+    """Copy the inputs into ``workdir`` (over template files of the same path) and describe them.
+
+    The text written is the text that was loaded and hashed with the eval, so the evidence's hash is of
+    what the agent could read.
+
+    Raises:
+        ValueError: a path would leave the sandbox through a symlink the template holds.
+    """
+    declared: list[DeclaredInput] = []
+    for item in instructions:
+        target = _inside(workdir, item.path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.unlink(missing_ok=True)
+        target.write_text(item.text, encoding="utf-8")
+        declared.append(DeclaredInput.instruction_file(item.path, item.sha256, item.text))
+    for skill in skills:
+        relative = f"{folder}/{skill.name}"
+        target = _inside(workdir, relative)
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        elif target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(skill.source, target, symlinks=True)
+        (target / "SKILL.md").write_text(skill.skill_md, encoding="utf-8")
+        declared.append(DeclaredInput.skill(relative, skill.sha256, skill.description, skill.skill_md))
+    return tuple(declared)
+
+
+def placed_sources(
+    instructions: tuple[InstructionFile, ...], skills: tuple[SkillFolder, ...], folder: str
+) -> dict[str, Path]:
+    """Each placed file's sandbox path and the file it came from.
+
+    The sandbox's change record starts placed files from these, so it shows only what the agent did.
+    """
+    found = {item.path: item.source for item in instructions}
+    for skill in skills:
+        for path in sorted(skill.source.rglob("*")):
+            if path.is_file() or path.is_symlink():
+                found[f"{folder}/{skill.name}/{path.relative_to(skill.source).as_posix()}"] = path
+    return found
+
+
+def with_loading(result: AgentResult, declared: tuple[DeclaredInput, ...]) -> AgentResult:
+    """``result`` with one ``instructions_loaded`` row per declared input.
+
+    The adapter's own decision is kept when it made one for exactly these inputs; anything else (no
+    decision, or rows for other paths) becomes ``null`` rows, since a wrong row would be worse than none.
+    """
+    rows = result.instructions_loaded
+    if [(r.path, r.sha256) for r in rows] == [(d.path, d.sha256) for d in declared]:
+        return result
+    unknown = tuple(InstructionLoad(d.path, d.kind, d.sha256, None) for d in declared)
+    return replace(result, instructions_loaded=unknown)
