@@ -55,8 +55,10 @@ def write_eval(
         "  - ../repo/.github/copilot-instructions.md\n"
         "  - {path: ../repo/misplaced/copilot-instructions.md, to: docs/copilot-instructions.md}\n"
         "skills: [../repo/skills/deploy-notes]\n"
-        "agents:\n" + textwrap.indent(textwrap.dedent(agents).strip("\n"), "  ") + "\ntimeout: 3m\n"
-        "assert:\n" + "".join(f"  - {check}\n" for check in checks)
+        "agents:\n"
+        + textwrap.indent(textwrap.dedent(agents).strip("\n"), "  ")
+        + "\ntimeout: 3m\n"
+        + ("assert:\n" + "".join(f"  - {check}\n" for check in checks) if checks else "")
     )
     path = root / "evals" / f"{name}.eval.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)

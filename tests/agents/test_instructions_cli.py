@@ -1,7 +1,8 @@
 """Declared instruction files and skills reach the real Claude Code and Codex as each loads them natively.
 
 The fake model's request log is the proof: a file's marker in a request means its text reached the model.
-Without a request audit, the evidence lists every declared input as ``loaded: null``.
+Through the auditing proxy (``audit_requests: true``) the evidence says which reached the model; without
+it, every declared input is ``loaded: null``.
 """
 
 from __future__ import annotations
@@ -39,25 +40,28 @@ def test_claude_code_gets_claude_md_and_codex_gets_agents_md_under_their_isolati
         monkeypatch.delenv(name, raising=False)
     write_repo(tmp_path)
     with ModelServer([say("Hello.")]) as server:
-        write_eval(
-            tmp_path,
-            "hello",
-            secrets=["FAKE_ANTHROPIC_KEY", "FAKE_CODEX_KEY"],
-            agents=f"""
-            - name: claude-code
-              binary: {claude}
-              model: sonnet
-              env:
-                ANTHROPIC_API_KEY: "{{{{ secrets.FAKE_ANTHROPIC_KEY }}}}"
-                ANTHROPIC_BASE_URL: {server.url}
-            - name: codex
-              binary: {codex}
-              model: gpt-5.5
-              base_url: {server.openai_url}
-              env:
-                CODEX_API_KEY: "{{{{ secrets.FAKE_CODEX_KEY }}}}"
-            """,
-        )
+        for name, audit in (("audited", "true"), ("unaudited", "false")):
+            write_eval(
+                tmp_path,
+                name,
+                secrets=["FAKE_ANTHROPIC_KEY", "FAKE_CODEX_KEY"],
+                agents=f"""
+                - name: claude-code
+                  binary: {claude}
+                  model: sonnet
+                  audit_requests: {audit}
+                  env:
+                    ANTHROPIC_API_KEY: "{{{{ secrets.FAKE_ANTHROPIC_KEY }}}}"
+                    ANTHROPIC_BASE_URL: {server.url}
+                - name: codex
+                  binary: {codex}
+                  model: gpt-5.5
+                  audit_requests: {audit}
+                  base_url: {server.openai_url}
+                  env:
+                    CODEX_API_KEY: "{{{{ secrets.FAKE_CODEX_KEY }}}}"
+                """,
+            )
         result = invoke(
             "eval", "evals", env={"FAKE_ANTHROPIC_KEY": ANTHROPIC_KEY, "FAKE_CODEX_KEY": CODEX_KEY}
         )
@@ -74,11 +78,26 @@ def test_claude_code_gets_claude_md_and_codex_gets_agents_md_under_their_isolati
     assert markers_in(by_agent["codex"][0].body) == {"AGENTS.md", "skill"}
     suite = load_suite(tmp_path / ".trialbook/runs/latest/suite.json")
     assert {test.id: test.outcome for test in suite.tests} == {
-        "hello::claude-code": "passed",
-        "hello::codex": "passed",
+        "audited::claude-code": "passed",
+        "audited::codex": "passed",
+        "unaudited::claude-code": "passed",
+        "unaudited::codex": "passed",
+    }
+    runs = tmp_path / ".trialbook/runs/latest/evals"
+    # Through the auditing proxy, the evidence says what the fake's log shows.
+    assert loaded_rows(runs / "audited/claude-code/trial-1/result.json") == {
+        **dict.fromkeys(PLACED, False),
+        "CLAUDE.md": True,
+        # --bare gives the model no Skill tool: the skill is discovered but never offered.
+        ".claude/skills/deploy-notes": False,
+    }
+    assert loaded_rows(runs / "audited/codex/trial-1/result.json") == {
+        **dict.fromkeys(PLACED, False),
+        "AGENTS.md": True,
+        ".agents/skills/deploy-notes": True,
     }
     skills_folder = {"claude-code": ".claude/skills", "codex": ".agents/skills"}
     for agent, folder in skills_folder.items():
-        rows = loaded_rows(tmp_path / f".trialbook/runs/latest/evals/hello/{agent}/trial-1/result.json")
-        # No request audit ran for these agents: nobody knows, so every row says null.
+        rows = loaded_rows(runs / f"unaudited/{agent}/trial-1/result.json")
+        # No request audit ran: nobody knows, so every row says null.
         assert rows == {**dict.fromkeys(PLACED), f"{folder}/deploy-notes": None}

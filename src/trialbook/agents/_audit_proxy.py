@@ -19,13 +19,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import h11
 import httpx
 
-from ..evidence import RequestAudit
+from ..evidence import DeclaredInput, LoadTracker, RequestAudit, request_context
 from ..masking import Masker
 from ._request_audit import UnsupportedRequestError, audit_body, request_texts
 
@@ -52,17 +53,19 @@ class ProxyFindings:
     """Failures of the proxy or of forwarding: capture errors of the trial (masked)."""
     refused: str | None = None
     """Why the first unreadable model request was refused; the trial stops with ``request_audit_error``."""
+    loads: LoadTracker | None = None
+    """Which declared instruction files and skills the requests' context held (set when some are declared)."""
 
 
 class AuditProxy:
     """A loopback HTTP/1.1 proxy to ``upstream`` for one trial; use ``async with`` so it stops with it."""
 
-    def __init__(self, upstream: str, masker: Masker) -> None:
+    def __init__(self, upstream: str, masker: Masker, inputs: Sequence[DeclaredInput] = ()) -> None:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError(f"the model endpoint {upstream!r} is not an http(s) URL")
         self.upstream = upstream.rstrip("/")
-        self.findings = ProxyFindings()
+        self.findings = ProxyFindings(loads=LoadTracker(inputs) if inputs else None)
         self._masker = masker
         self._server: asyncio.Server | None = None
         self._client: httpx.AsyncClient | None = None
@@ -228,6 +231,8 @@ class AuditProxy:
         record = audit_body(parsed, None, path=path)
         for text in request_texts(parsed, path=path):
             self.findings.texts.setdefault(text, None)
+        if self.findings.loads is not None:
+            self.findings.loads.see(request_context(parsed))
         self.findings.records.append(record)
         return len(self.findings.records) - 1
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
-from ..evidence import AgentResult, safe_configuration
+from ..evidence import AgentResult, DeclaredInput, safe_configuration
 from ..masking import Masker
 from ._audit_proxy import AuditProxy
 
@@ -20,8 +20,13 @@ __all__ = ["audit_proxy", "with_audit"]
 
 
 @contextlib.asynccontextmanager
-async def audit_proxy(enabled: bool, upstream: str, masker: Masker) -> AsyncIterator[AuditProxy | None]:
+async def audit_proxy(
+    enabled: bool, upstream: str, masker: Masker, inputs: Sequence[DeclaredInput] = ()
+) -> AsyncIterator[AuditProxy | None]:
     """A running proxy to ``upstream`` for one trial, or ``None`` when auditing is off.
+
+    ``inputs`` are the trial's declared instruction files and skills: the proxy checks each request's
+    context for them, for the result's ``instructions_loaded``.
 
     Raises:
         OSError: the proxy could not listen on 127.0.0.1.
@@ -30,7 +35,7 @@ async def audit_proxy(enabled: bool, upstream: str, masker: Masker) -> AsyncIter
     if not enabled:
         yield None
         return
-    async with AuditProxy(upstream, masker) as proxy:
+    async with AuditProxy(upstream, masker, inputs) as proxy:
         yield proxy
 
 
@@ -56,6 +61,9 @@ def with_audit(result: AgentResult, proxy: AuditProxy | None) -> AgentResult:
         "capture_errors": tuple(errors),
         "configuration": config,
     }
+    if found.loads is not None:
+        # An audit that refused a request did not see everything: it decides nothing (null rows).
+        changes["instructions_loaded"] = found.loads.result(audited=found.refused is None)
     if found.refused is not None:
         changes.update(success=False, stop_reason="request_audit_error", error=found.refused)
     return dataclasses.replace(result, **changes)  # type: ignore[arg-type]

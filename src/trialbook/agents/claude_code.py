@@ -145,7 +145,7 @@ class ClaudeCodeAgent(CliAgent):
         async with contextlib.AsyncExitStack() as stack:
             try:
                 proxy = await stack.enter_async_context(
-                    audit_proxy(self._audit_requests, upstream, task.masker)
+                    audit_proxy(self._audit_requests, upstream, task.masker, task.inputs)
                 )
             except (OSError, ValueError) as exc:
                 return failed_result(
