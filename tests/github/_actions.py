@@ -18,6 +18,7 @@ EVENT_NAMES = {
     "workflow_dispatch_force_bool": "workflow_dispatch",
     "workflow_dispatch_no_force": "workflow_dispatch",
     "push": "push",
+    "workflow_run_fork": "workflow_run",
 }
 
 

@@ -28,6 +28,8 @@ class FakeGitHub:
     repository: str = "acme/prompts"
     page_size: int = 2
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    # Pull requests served by GET /repos/{repository}/pulls, filtered by `head` (owner:branch) and `state`.
+    pulls: list[dict[str, Any]] = field(default_factory=list)
     requests: list[Recorded] = field(default_factory=list)
     # Responses to send, in order, before serving normally: (status, JSON body, extra headers).
     scripted: list[tuple[int, Any, dict[str, str]]] = field(default_factory=list)
@@ -61,6 +63,10 @@ class FakeGitHub:
             head = self.heads.get(int(match.group(1)))
             if head is not None:
                 return 200, {"number": int(match.group(1)), "head": {"sha": head}}, {}
+        if parts.path == f"/repos/{self.repository}/pulls" and method == "GET":
+            query = parse_qs(parts.query)
+            head, state = query.get("head", [None])[0], query.get("state", ["open"])[0]
+            return 200, [pr for pr in self.pulls if _pull_matches(pr, head, state)], {}
         prefix = f"/repos/{self.repository}/issues"
         if match := re.fullmatch(rf"{prefix}/(\d+)/comments", parts.path):
             pr = int(match.group(1))
@@ -82,6 +88,11 @@ class FakeGitHub:
                         comment["body"] = body["body"]
                         return 200, comment, {}
         return 404, {"message": "Not Found"}, {}
+
+
+def _pull_matches(pr: dict[str, Any], head: str | None, state: str) -> bool:
+    owner = pr["head"]["repo"]["owner"]["login"]
+    return (head is None or head == f"{owner}:{pr['head']['ref']}") and state in ("all", pr["state"])
 
 
 @contextmanager

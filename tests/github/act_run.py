@@ -23,7 +23,9 @@ from ..runner.gitrepo import git
 ROOT = Path(__file__).resolve().parents[2]
 STANDINS = Path(__file__).parent / "act"
 ACT = Path(sys.executable).parent / "act"
-PROJECT_PARTS = ("action.yml", "pyproject.toml", "README.md", "requirements", "src", ".github", "examples")
+PROJECT_PARTS = (
+    "action.yml", "pyproject.toml", "README.md", "requirements", "scripts", "src", ".github", "examples",
+)  # fmt: skip
 _USES = re.compile(r"uses:\s*(actions/([\w-]+)@[0-9a-f]{40})")
 _OUTPUT = re.compile(r"::set-output:: ([\w-]+)=(.*)$")
 
@@ -107,8 +109,9 @@ def run_act(
     env: dict[str, str],
     secrets: dict[str, str],
     timeout_s: float = 600,
+    workflow: str = ".github/workflows/evals.yml",
 ) -> ActRun:
-    """Run ``job`` of ``.github/workflows/evals.yml`` for ``event`` with the given payload."""
+    """Run ``job`` of ``workflow`` for ``event`` with the given payload."""
     event_file, secret_file = tmp / "event.json", tmp / "act.secrets"
     event_file.write_text(json.dumps(payload))
     # Secrets go through a file, not argv, where every process on the machine could read them.
@@ -116,7 +119,7 @@ def run_act(
     artifacts = tmp / "artifacts"
     artifacts.mkdir(exist_ok=True)
     argv = [
-        str(ACT), event, "-e", str(event_file), "-W", ".github/workflows/evals.yml", "-j", job,
+        str(ACT), event, "-e", str(event_file), "-W", workflow, "-j", job,
         "-P", "ubuntu-latest=-self-hosted", "--remote-name", "act-repository", "--action-offline-mode",
         "--action-cache-path", str(tmp / "act-cache"), "--artifact-server-addr", "127.0.0.1",
         "--secret-file", str(secret_file), "--env-file", os.devnull, "--var-file", os.devnull,

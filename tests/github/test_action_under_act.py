@@ -204,3 +204,59 @@ def test_labelled_pr_with_a_job_level_gh_token_comments_once_and_agents_never_se
     posts = [r for r in github.requests if r.method == "POST"]
     assert len(posts) == 1 and "scan" in posts[0].body["body"]
     assert posts[0].headers.get("authorization", "").endswith(token)
+
+
+@pytest.mark.act
+def test_a_fork_pr_is_published_by_the_workflow_run_example_with_one_comment_and_no_history(
+    tmp_path: Path, github: FakeGitHub, token: str
+) -> None:
+    """The fork's run (read-only token) cannot comment; evals-publish.yml does, from its artifact."""
+    work, origin = _base_project(tmp_path)
+    base = git(work, "rev-parse", "HEAD").strip()
+    git(work, "checkout", "-q", "-b", "guide-update")
+    _add_scan(work, token)
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "add the token scan")
+    head = git(work, "rev-parse", "HEAD").strip()
+    payload = json.loads((DATA / "pull_request_fork.json").read_text())
+    payload["pull_request"]["base"]["sha"] = base
+    payload["pull_request"]["head"]["sha"] = head
+
+    pr_run = _act(tmp_path, work, github, token, "pull_request", payload, "evals-pr")
+    assert pr_run.returncode == 0, pr_run.log[-6000:]
+    assert "no PR comment: this pull request comes from a fork" in pr_run.log
+    assert github.requests == []
+    (name,) = [p.name for p in pr_run.artifacts.iterdir() if p.is_dir()]
+    assert (pr_run.artifacts / f"{name}.retention-days").read_text() == "14"
+    _no_token_under(pr_run.artifacts, token)
+
+    github.pulls = [
+        {
+            "number": payload["number"],
+            "state": "open",
+            "labels": [{"name": "run-evals"}],
+            "head": {"ref": "guide-update", "sha": head, "repo": payload["pull_request"]["head"]["repo"]},
+        }
+    ]
+    run_payload = json.loads((DATA / "workflow_run_fork.json").read_text())
+    run_payload["workflow_run"]["head_sha"] = head
+    git(work, "checkout", "-q", "main")  # workflow_run runs the default branch's files, never the PR's
+    published = run_act(
+        work,
+        tmp_path,
+        event="workflow_run",
+        payload=run_payload,
+        job="publish",
+        env={"GITHUB_API_URL": github.url},
+        secrets={"GITHUB_TOKEN": token},
+        workflow=".github/workflows/evals-publish.yml",
+    )
+    assert published.returncode == 0, published.log[-6000:]
+    posts = [r for r in github.requests if r.method == "POST"]
+    assert len(posts) == 1, published.log[-4000:]
+    assert posts[0].path == f"/repos/acme/prompts/issues/{payload['number']}/comments"
+    assert "scan" in posts[0].body["body"]
+    assert posts[0].headers.get("authorization", "").endswith(token)
+    assert published.outputs()["passed"] == "1"
+    # A fork's artifact never becomes history: a forged line could pass for a real result.
+    assert "trialbook-results" not in git(origin, "branch", "--list")

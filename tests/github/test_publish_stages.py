@@ -161,3 +161,22 @@ def test_publish_says_clearly_when_a_folder_holds_no_hand_over(tmp_path: Path, g
     result = _invoke(environ, "publish", str(tmp_path / "empty"))
     assert result.exit_code == 2
     assert "holds no ci.json" in result.output and "Traceback" not in result.output
+
+
+def test_publishing_shards_that_leave_a_pair_unrun_is_a_warning(
+    tmp_path: Path, workspace: tuple[Path, Path], github: FakeGitHub
+) -> None:
+    work, _ = workspace
+    without = _environ(tmp_path, work, github, "schedule", token=False)
+    for index in (1, 2):
+        ran = _invoke(
+            without, "ci", "--stage", "run", "--shard", f"{index}/2", "--results-dir", f"s{index}", "evals"
+        )
+        assert ran.exit_code == 0, ran.output
+    with_token = _environ(tmp_path, work, github, "schedule", token=True)
+    whole = _invoke(with_token, "publish", "s1", "s2")
+    assert whole.exit_code == 0 and "::warning" not in whole.output, whole.output
+    (work / "s3").mkdir()
+    (work / "s3/ci.json").write_text((work / "s1/ci.json").read_text())  # shard 1 twice, shard 2 missing
+    partial = _invoke(with_token, "publish", "s1", "s3")
+    assert "left to another shard that none of the published folders ran" in partial.output

@@ -171,7 +171,7 @@ def test_action_passes_inputs_through_env_only() -> None:
             assert "${{" not in step["run"], f"step {step.get('name')}: expression spliced into run text"
             assert step["shell"] == "bash"
     declared = set(action["inputs"])
-    used = set(re.findall(r"inputs\.([\w-]+)", ACTION.read_text()))
+    used = set(re.findall(r"(?<![\w-])inputs\.([\w-]+)", ACTION.read_text()))
     assert used == declared, f"declared but unused: {declared - used}; used but undeclared: {used - declared}"
     step_ids = {step.get("id") for step in steps}
     for name, output in action["outputs"].items():

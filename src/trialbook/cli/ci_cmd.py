@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ..github import DEFAULT_LABEL
 from ..github._ci import CiInputs, fetch_history, run_ci, run_stage
 from ..github._scrub import reexec_without_tokens, token_variables
 from ..runner import handle_signals
@@ -58,6 +59,7 @@ def _check_shard(ctx: click.Context, param: click.Parameter, value: str | None) 
 )
 @env_option("--comment/--no-comment", default=None, help="Post the sticky PR comment (default: on for PRs).")
 @env_option("--github-token", help="Token for pushing history and the PR comment.", show_envvar=True)
+@env_option("--label", default=DEFAULT_LABEL, show_default=True, help="The PR label that asks for a run.")
 def ci_command(
     paths: tuple[str, ...],
     stage: str,
@@ -72,6 +74,7 @@ def ci_command(
     results_dir: str,
     comment: bool | None,
     github_token: str | None,
+    label: str,
 ) -> None:
     """Run evals as the GitHub Actions event asks: changed prompts on a labelled PR, moved cache keys nightly.
 
@@ -93,6 +96,7 @@ def ci_command(
         results_dir=Path(results_dir),
         comment=comment,
         github_token=github_token,
+        label=label,
     )
     if stage == "fetch":
         raise SystemExit(fetch_history(os.environ, inputs).exit_code)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ..github import DEFAULT_LABEL
 from ..github._ci import CiInputs, publish
 from ..report.markdown import sticky_marker
 from ._common import env_option
@@ -39,6 +40,12 @@ def _check_header(ctx: click.Context, param: click.Parameter, value: str | None)
 @env_option("--history-branch", default="trialbook-results", show_default=True, help="History branch.")
 @env_option("--github-token", help="Token for pushing history and the PR comment.", show_envvar=True)
 @env_option(
+    "--label",
+    default=DEFAULT_LABEL,
+    show_default=True,
+    help="The run label a PR must carry to be commented on from a workflow_run event.",
+)
+@env_option(
     "--comment-header",
     callback=_check_header,
     metavar="NAME",
@@ -50,6 +57,7 @@ def publish_command(
     results_dir: Path,
     history_branch: str,
     github_token: str | None,
+    label: str,
     comment_header: str | None,
 ) -> None:
     """Publish what `trialbook ci --stage run` left in one or more results folders.
@@ -59,11 +67,16 @@ def publish_command(
     its marker and its author (the token's own identity) and names the commit it reflects. A push that
     cannot land or a comment that cannot be posted is a warning; the exit code is the run's own (0, 1, 2,
     3, or 130/143 for a cancelled run).
+
+    On a workflow_run event (publishing a fork's pull request run) the folders are treated as untrusted
+    data: their history lines are not recorded, and the comment goes to the open PR GitHub's payload
+    names, only when it carries --label.
     """
     inputs = CiInputs(
         results_dir=results_dir,
         history_branch=history_branch,
         github_token=github_token,
         comment_header=comment_header,
+        label=label,
     )
     raise SystemExit(publish(os.environ, inputs, folders).exit_code)

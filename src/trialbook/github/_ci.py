@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,7 +40,8 @@ from ._files import write_outputs, write_summary
 from ._http import GitHubApi
 from ._report import action_outputs, cancellation_message, failure_annotations
 from ._state import CiState, merge_states, read_state, write_state
-from ._trigger import TriggerPlan, decide_trigger
+from ._trigger import DEFAULT_LABEL, TriggerPlan, decide_trigger
+from ._workflow_run import comment_target
 
 __all__ = [
     "CiInputs",
@@ -99,6 +100,8 @@ class CiInputs:
     github_token: str | None = None
     comment_header: str | None = None
     """Names the sticky comment (its marker and heading), so two workflows keep separate comments."""
+    label: str = DEFAULT_LABEL
+    """The pull request label that asks for a run (and, on ``workflow_run``, for the comment)."""
 
 
 @dataclass
@@ -192,6 +195,7 @@ def run_stage(
     base_options = RunOptions(paths=inputs.paths, environ=environ)
     plan = decide_trigger(
         env,
+        label=inputs.label,
         force=inputs.force,
         changed=inputs.changed,
         base=inputs.base,
@@ -301,7 +305,18 @@ def publish(
         mask_secrets([token] if token else [])
     if state is None:
         state = merge_states([read_state(folder) for folder in folders or (inputs.results_dir,)])
+        if len(folders) > 1:
+            _warn_unrun_shards(state)
     mask = Masker([token] if token else []).text
+    if env.event_name == "workflow_run":
+        # The artifact of another run, which a fork's code may have written: its lines are never recorded.
+        if state.history_lines:
+            print(
+                "trialbook publish: the history lines of a workflow_run's artifact are not recorded "
+                "(a pull request's run could have forged them).",
+                flush=True,
+            )
+        state = replace(state, push=False, history_lines=())
     outcome = CiOutcome(exit_code=state.exit_code, reason=state.reason)
     cancelled = cancellation_message(state.exit_code)
     if cancelled is not None:
@@ -350,12 +365,14 @@ def publish(
         )
     for command in failure_annotations(review.rows, state.eval_files):
         print(mask(command), flush=True)
-    if state.comment and env.pr_number is not None:
-        if not token:
+    if state.comment:
+        target = comment_target(env, token, inputs.label)
+        if target.number is None:
+            print(mask(f"trialbook publish: no PR comment: {target.reason}."), flush=True)
+        elif not token:
             outcome.comment_failure = "no github-token was given"
         else:
             marker = sticky_marker(inputs.comment_header)
-            head = env.pr_head_sha or env.sha
             body = mask(
                 render_pr_comment(
                     review.rows,
@@ -366,15 +383,33 @@ def publish(
                     title=title,
                     run_url=env.run_url,
                     marker=marker,
-                    head_sha=head,
+                    head_sha=target.head,
                     updated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
                     comparisons=review.comparisons,
                 )
             )
-            outcome.comment_failure = _post_comment(token, env, body, marker, head)
+            outcome.comment_failure = _post_comment(token, env, target.number, body, marker, target.head)
         if outcome.comment_failure is not None:
             emit_annotation("warning", f"The PR comment was not posted: {outcome.comment_failure}")
     return outcome
+
+
+def _warn_unrun_shards(state: CiState) -> None:
+    """Warn about pairs every shard left to another one that none of the given folders ran.
+
+    Either a shard's folder is missing, or the shards split from different history (a push landed
+    between their fetches); the summary lists them as skipped, the warning makes sure it is seen.
+    """
+    left = [item for item in state.review.skipped if item.reason == "another shard"]
+    if left:
+        names = ", ".join(f"{item.eval_id} [{item.agent}]" for item in left[:5])
+        more = f" and {len(left) - 5} more" if len(left) > 5 else ""
+        emit_annotation(
+            "warning",
+            f"{len(left)} eval × agent pair(s) were left to another shard that none of the published "
+            f"folders ran ({names}{more}): a shard's results are missing, or the shards read different "
+            "history. Re-run the workflow to run them.",
+        )
 
 
 def run_ci(environ: Mapping[str, str], inputs: CiInputs, sink: ProgressSink | None = None) -> CiOutcome:
@@ -384,7 +419,12 @@ def run_ci(environ: Mapping[str, str], inputs: CiInputs, sink: ProgressSink | No
     token = [inputs.github_token] if inputs.github_token else []
     mask_secrets([*token, *_safe_secret_values(RunOptions(paths=inputs.paths, environ=environ))])
     plan = decide_trigger(
-        env, force=inputs.force, changed=inputs.changed, base=inputs.base, comment=inputs.comment
+        env,
+        label=inputs.label,
+        force=inputs.force,
+        changed=inputs.changed,
+        base=inputs.base,
+        comment=inputs.comment,
     )
     if plan.run:
         fetch_history(environ, inputs, announce_masks=False)
@@ -401,13 +441,14 @@ def run_ci(environ: Mapping[str, str], inputs: CiInputs, sink: ProgressSink | No
     return ran
 
 
-def _post_comment(token: str, env: ActionsEnv, body: str, marker: str, head: str | None) -> str | None:
+def _post_comment(
+    token: str, env: ActionsEnv, number: int, body: str, marker: str, head: str | None
+) -> str | None:
     """Create or update the sticky comment; the reason it failed, or ``None`` when it was posted."""
-    assert env.pr_number is not None
     outcome = upsert_sticky_comment(
         GitHubApi(token, api_url=env.api_url),
         env.repository,
-        env.pr_number,
+        number,
         body,
         marker=marker,
         head_sha=head,

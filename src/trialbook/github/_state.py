@@ -23,10 +23,20 @@ from ..report._rows import BaseResult, ListedEval, ReviewRow
 from ..report.flaky import Flakiness, Stability
 from ..report.suite_view import Review
 
-__all__ = ["STATE_FILE", "STATE_VERSION", "CiState", "merge_states", "read_state", "write_state"]
+__all__ = [
+    "MAX_STATE_BYTES",
+    "STATE_FILE",
+    "STATE_VERSION",
+    "CiState",
+    "merge_states",
+    "read_state",
+    "write_state",
+]
 
 STATE_FILE = "ci.json"
 STATE_VERSION = 1
+MAX_STATE_BYTES = 64 * 2**20
+"""ci.json is refused above this size (rows and history lines of thousands of pairs fit many times)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -263,6 +273,12 @@ def read_state(folder: Path) -> CiState:
     """Read ``folder/ci.json``, or a clear error saying the folder is not a run step's hand-over."""
     path = folder / STATE_FILE
     try:
+        # A downloaded artifact may come from a fork's run: a link could point anywhere on the runner,
+        # and a huge file is no hand-over; both are refused before anything is read.
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            raise UsageError(f"{path}: not a regular file; a results folder's {STATE_FILE} never is a link")
+        if path.stat().st_size > MAX_STATE_BYTES:
+            raise UsageError(f"{path}: larger than {MAX_STATE_BYTES // 2**20} MiB, which no run writes")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UsageError(

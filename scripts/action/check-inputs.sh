@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The composite action's first step: checks the runner and the inputs before anything is installed.
+# Every problem is an ::error naming the input and the fix, and a line in the job summary; then exit
+# code 2 (bad input), like trialbook's own. Inputs arrive as TB_* variables, never spliced into this text.
+set -uo pipefail
+set -f  # the install input is split into words below, never expanded as globs
+
+problems=()
+problem() { problems+=("$1"); }
+
+case "${TB_RUNNER_OS:-}" in
+  Linux | macOS) ;;
+  *)
+    problem "runner: trialbook needs a Linux or macOS runner, and this job runs on ${TB_RUNNER_OS:-an unknown OS}. Use \`runs-on: ubuntu-latest\` (agents run in sandboxes built from POSIX process tools)."
+    ;;
+esac
+
+# One npm registry package a word: [@scope/]name, optionally @version, tag or range. No paths, URLs or
+# git specs (they would run code from outside the registry), nothing that starts like an option.
+spec_pattern='^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*(@[A-Za-z0-9.+_~^<>=*-]+)?$'
+for spec in ${TB_INSTALL:-}; do
+  if ! [[ $spec =~ $spec_pattern ]]; then
+    problem "install: \`$spec\` is not an npm package spec. Give registry packages as name@version, separated by spaces, for example \`@anthropic-ai/claude-code@2.1.197 @github/copilot@1.0.102\`."
+  fi
+done
+if [ -n "${TB_INSTALL//[[:space:]]/}" ] && ! command -v npm >/dev/null 2>&1; then
+  problem "install: npm is not on this runner. Add \`actions/setup-node\` before trialbook, or install the agent CLIs yourself."
+fi
+
+label="${TB_LABEL:-}"
+if [ -z "${label//[[:space:]]/}" ] || [ "${#label}" -gt 50 ] || [[ $label == *$'\n'* ]]; then
+  problem "label: expected the name of one pull request label (1 to 50 characters on one line), got \`${label//$'\n'/ }\`."
+fi
+
+retention="${TB_RETENTION_DAYS:-}"
+if [ -n "$retention" ] && ! { [[ $retention =~ ^[0-9]{1,2}$ ]] && [ "$((10#$retention))" -ge 1 ] && [ "$((10#$retention))" -le 90 ]; }; then
+  problem "retention-days: expected a whole number of days from 1 to 90 (empty keeps the repository's setting), got \`$retention\`."
+fi
+
+# The same rule as `trialbook publish --comment-header`: the name goes into an HTML comment marker.
+header="${TB_COMMENT_HEADER:-}"
+header_pattern='^[A-Za-z0-9]([A-Za-z0-9 ._-]{0,62}[A-Za-z0-9._-])?$'
+if [ -n "$header" ] && ! [[ $header =~ $header_pattern ]]; then
+  problem "comment-header: use 1 to 64 letters, digits, spaces, '.', '_' or '-', starting with a letter or digit (for example \`nightly-evals\`), got \`${header//$'\n'/ }\`."
+fi
+
+case "${TB_PUBLISH:-true}" in
+  true | false) ;;
+  *) problem "publish: expected true or false, got \`${TB_PUBLISH}\`." ;;
+esac
+
+if [ "${#problems[@]}" -eq 0 ]; then
+  exit 0
+fi
+{
+  echo "## trialbook evals"
+  echo
+  echo "The action did not start: fix its inputs."
+  echo
+  for text in "${problems[@]}"; do echo "- $text"; done
+} >> "${GITHUB_STEP_SUMMARY:-/dev/null}"
+for text in "${problems[@]}"; do
+  text="${text//'%'/'%25'}"
+  echo "::error title=trialbook input::${text//$'\n'/'%0A'}"
+done
+exit 2
