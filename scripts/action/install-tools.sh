@@ -9,6 +9,9 @@ set -f  # the specs are words, never globs
 tools="$RUNNER_TEMP/trialbook-tools"
 mkdir -p "$tools"
 read -r -a specs <<<"${TB_INSTALL//$'\n'/ }"
+if [ "${#specs[@]}" -eq 0 ]; then
+  exit 0 # only spaces: nothing to install
+fi
 echo "Installing ${specs[*]} into $tools"
 npm install --prefix "$tools" --no-audit --no-fund --no-save --loglevel=error "${specs[@]}"
 bin="$tools/node_modules/.bin"
