@@ -80,7 +80,7 @@ def test_the_workflow_run_publisher_comments_once_on_the_fork_pr_and_records_no_
     posts = [r for r in github.requests if r.method == "POST"]
     assert len(posts) == 1 and posts[0].path == "/repos/acme/prompts/issues/7/comments"
     assert "beta" in posts[0].body["body"]
-    (lookup,) = [r for r in github.requests if "/pulls" in r.path]
+    (lookup,) = [r for r in github.requests if r.path.startswith("/repos/acme/prompts/pulls?")]
     assert "head=someone%3Aguide-update" in lookup.path and "state=open" in lookup.path
     assert "are not recorded" in published.output
     assert "trialbook-results" not in git(origin, "branch", "--list")
