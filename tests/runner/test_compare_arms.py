@@ -59,6 +59,8 @@ def test_an_agent_that_ignores_the_instruction_shows_no_difference(invoke: Invok
     ]
     result = invoke("eval", "evals", "--history-dir", "history", "--summary", "summary.md")
     assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if line.startswith("follow  fake~without"))
+    assert "without arm: not judged, see the comparison below" in row
     same = "with 6/6 (loaded ?/6) · without 6/6 · no significant difference, p = 1"
     assert f"follow [fake]  {same}" in result.output
     with_line, without_line = sorted(_lines(tmp_path), key=lambda line: str(line["agent"]))

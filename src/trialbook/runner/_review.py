@@ -141,6 +141,13 @@ def entry_remarks(result: EntryResult) -> list[str]:
     ]
 
 
+def _arm_note(entry: PlanEntry, note: str) -> str:
+    """A without arm's verdict is shown, and said not to count (docs/instructions.md)."""
+    if entry.arm != "without":
+        return note
+    return "; ".join(part for part in ("without arm: not judged, see the comparison below", note) if part)
+
+
 def table_rows(report: RunReport) -> list[TableRow]:
     """The terminal table: every eval × agent in plan order, including cached and skipped ones."""
     by_key = {result.entry.key: result for result in report.results}
@@ -158,7 +165,7 @@ def table_rows(report: RunReport) -> list[TableRow]:
                     cost_usd=result.cost_usd,
                     duration_s=result.duration_s,
                     cost_estimated=result.cost_estimated,
-                    note=terminal_note(_row(report, result, None)),
+                    note=_arm_note(entry, terminal_note(_row(report, result, None))),
                 )
             )
         else:
