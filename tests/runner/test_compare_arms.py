@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,51 @@ def test_an_agent_that_ignores_the_instruction_shows_no_difference(invoke: Invok
     assert "cached (pass)" in again.output
     # Both arms cached: the comparison still shows, from the lines they were cached from.
     assert "follow [fake]  with 6/6 (loaded ?/6) · without 6/6 · no significant difference" in again.output
+
+
+def test_an_agent_that_follows_the_instruction_shows_that_it_helps(invoke: Invoke, tmp_path: Path) -> None:
+    _eval(tmp_path, FOLLOWS)
+    result = invoke("eval", "evals", "--history-dir", "history", "--json", "--junit", "junit.xml")
+    # The without arm fails every trial, and that fails nothing: pass_rate judges the with arm.
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    jsonschema.validate(document, SCHEMA, cls=jsonschema.Draft202012Validator)
+    (compared,) = document["comparisons"]
+    assert (compared["with"], compared["without"]) == ({"passed": 6, "trials": 6}, {"passed": 0, "trials": 6})
+    assert compared["effect"] == "helps"
+    assert compared["p_value"] < 0.05
+    assert compared["text"] == "with 6/6 (loaded ?/6) · without 0/6 · helps, p = 0.00216"
+    arms = {pair["agent"]: (pair["arm"], pair["verdict"]) for pair in document["pairs"]}
+    assert arms == {"fake": ("with", "pass"), "fake~without": ("without", "fail")}
+    suite = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
+    with_test, without_test = suite["tests"]
+    assert with_test["properties"]["comparison"]["effect"] == "helps"
+    assert without_test["properties"]["arm"] == "without"
+    assert "comparison" not in without_test["properties"]
+    junit = ET.parse(tmp_path / "junit.xml").getroot()
+    assert (junit.get("tests"), junit.get("failures"), junit.get("errors")) == ("2", "0", "0")
+    assert junit.find("testcase[@classname='fake~without']/failure") is None
+    assert "not judged: fail" in (junit.findtext("testcase[@classname='fake~without']/system-out") or "")
+
+
+def test_the_with_arm_alone_decides_the_exit_code(invoke: Invoke, tmp_path: Path) -> None:
+    # Passes only without the instruction: the with arm fails, so the run fails.
+    _eval(tmp_path, "if [ ! -f AGENTS.md ]; then touch done; fi")
+    result = invoke("eval", "evals", "--history-dir", "history")
+    assert result.exit_code == 1, result.output
+    assert "with 0/6 (loaded ?/6) · without 6/6 · hurts" in result.output
+
+
+def test_too_few_trials_say_so_and_adaptive_trials_do_not_stop_a_compared_eval(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    _eval(tmp_path, FOLLOWS, trials=3)
+    result = invoke("eval", "evals", "--history-dir", "history", "--adaptive")
+    assert result.exit_code == 0, result.output
+    assert "with 3/3 (loaded ?/3) · without 0/3 · no significant difference, p = 0.1 (too few trials" in (
+        result.output
+    )
+    assert "saved" not in result.output
 
 
 def test_both_arms_of_a_pair_land_in_the_same_shard(invoke: Invoke, tmp_path: Path) -> None:
