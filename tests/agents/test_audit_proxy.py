@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from tests.fakes.model_server import ModelServer, say
 from trialbook.agents._audit_proxy import AuditProxy
 from trialbook.agents._audited import with_audit
-from trialbook.evidence import AgentResult
+from trialbook.evidence import AgentResult, DeclaredInput
 from trialbook.masking import Masker
 
 KEY = "sk-proxy-test-" + "e5" * 16
@@ -142,7 +142,6 @@ async def test_request_and_response_bytes_pass_unchanged_compressed_and_all() ->
     (record,) = proxy.findings.records
     assert record.request_id == "req_upstream_7"
     assert record.model == "claude-x"
-    assert ("system", "be brief") in proxy.findings.texts and ("user", "hi") in proxy.findings.texts
 
 
 @pytest.mark.asyncio
@@ -282,3 +281,36 @@ async def test_a_refused_request_ends_the_trial_with_request_audit_error() -> No
     result = with_audit(_finished(), proxy)
     assert (result.success, result.stop_reason) == (False, "request_audit_error")
     assert result.error == "request audit refused a request to /v1/messages: the request body is not JSON"
+
+
+@pytest.mark.asyncio
+async def test_the_context_of_what_passes_decides_which_declared_inputs_loaded() -> None:
+    sent = DeclaredInput.instruction_file("CLAUDE.md", "a" * 64, "Answer  in\none word.\n")
+    unsent = DeclaredInput.instruction_file("AGENTS.md", "b" * 64, "Never deploy on Fridays.")
+    read_only = DeclaredInput.instruction_file("docs/NOTES.md", "c" * 64, "Notes the agent only read.")
+    body = {
+        "model": "claude-x",
+        "system": [{"type": "text", "text": "You are Claude. Answer in one word."}],
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "Notes the agent only read."}
+                ],
+            },
+        ],
+    }
+    with ModelServer([say("hello")]) as fake:
+        async with (
+            AuditProxy(fake.url, Masker(), [sent, unsent, read_only]) as proxy,
+            httpx.AsyncClient() as c,
+        ):
+            await c.post(proxy.url + "/v1/messages", json=body)
+    assert proxy.findings.loads is not None
+    rows = {row.path: row.loaded for row in proxy.findings.loads.result(audited=True)}
+    # A file the agent read through a tool reached the model as tool output, not as instructions.
+    assert rows == {"CLAUDE.md": True, "AGENTS.md": False, "docs/NOTES.md": False}
+    result = with_audit(_finished(), proxy)
+    assert {row.path: row.loaded for row in result.instructions_loaded} == rows

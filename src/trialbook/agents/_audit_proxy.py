@@ -4,9 +4,9 @@ Claude Code and Codex talk to their model API directly, so unlike Copilot there 
 sit in. With ``audit_requests: true`` the adapter starts this proxy on 127.0.0.1 (an ephemeral port),
 points the CLI's base URL at it, and the proxy forwards every request unchanged to the endpoint the CLI
 would otherwise have used, streaming each response back chunk by chunk as it arrives. On the way it
-reads each model request body into the same ``RequestAudit`` record Copilot gets, and keeps the texts
-the request carried in memory for the trial's evidence code (which instruction files reached the
-model). Credentials pass through in the headers and are never recorded; their values join the run's
+reads each model request body into the same ``RequestAudit`` record Copilot gets, and checks its
+context for the trial's declared instruction files and skills (which reached the model) without keeping
+the text. Credentials pass through in the headers and are never recorded; their values join the run's
 masker the moment they are seen. A model request whose body the audit cannot read is refused (HTTP 400,
 never forwarded): an audit that silently skipped a request would be worse than none.
 
@@ -28,7 +28,7 @@ import httpx
 
 from ..evidence import DeclaredInput, LoadTracker, RequestAudit, request_context
 from ..masking import Masker
-from ._request_audit import UnsupportedRequestError, audit_body, request_texts
+from ._request_audit import UnsupportedRequestError, audit_body
 
 __all__ = ["AuditProxy", "ProxyFindings"]
 
@@ -44,11 +44,9 @@ _CHUNK = 65536
 
 @dataclass
 class ProxyFindings:
-    """What one trial's proxy saw: audit records in request order, texts sent, and what went wrong."""
+    """What one trial's proxy saw: audit records in request order, what loaded, and what went wrong."""
 
     records: list[RequestAudit] = field(default_factory=list)
-    texts: dict[tuple[str, str], None] = field(default_factory=dict)
-    """Every ``(role, text)`` the model requests carried, each once, in first-seen order (memory only)."""
     errors: list[str] = field(default_factory=list)
     """Failures of the proxy or of forwarding: capture errors of the trial (masked)."""
     refused: str | None = None
@@ -229,8 +227,6 @@ class AuditProxy:
         except ValueError as exc:
             raise UnsupportedRequestError("the request body is not JSON") from exc
         record = audit_body(parsed, None, path=path)
-        for text in request_texts(parsed, path=path):
-            self.findings.texts.setdefault(text, None)
         if self.findings.loads is not None:
             self.findings.loads.see(request_context(parsed))
         self.findings.records.append(record)

@@ -1,4 +1,4 @@
-"""Reading one outgoing model request body: what the request audit records, and the texts it carried.
+"""Reading one outgoing model request body into what the request audit records.
 
 Shared by the Copilot request handler and the auditing loopback proxy of the agent CLIs, so every agent's
 ``request_audit`` means the same thing. It reads the three wire formats the agents speak (OpenAI chat
@@ -12,7 +12,7 @@ import hashlib
 
 from ..evidence import JsonObject, JsonValue, RequestAudit
 
-__all__ = ["UnsupportedRequestError", "audit_body", "request_texts"]
+__all__ = ["UnsupportedRequestError", "audit_body"]
 
 
 class UnsupportedRequestError(ValueError):
@@ -135,49 +135,3 @@ def audit_body(body: JsonValue, request_id: str | None, *, path: str = "") -> Re
         image_count=len(images),
         instructions_sha256=digest,
     )
-
-
-def _part_texts(content: JsonValue, role: str) -> list[tuple[str, str]]:
-    """The text parts of one message's content; tool results nested in it count as ``tool`` text."""
-    if isinstance(content, str):
-        return [(role, content)] if content else []
-    found: list[tuple[str, str]] = []
-    for part in content if isinstance(content, list) else []:
-        if not isinstance(part, dict):
-            continue
-        kind, text = part.get("type"), part.get("text")
-        if kind == "tool_result":
-            found += _part_texts(part.get("content"), "tool")
-        elif isinstance(text, str) and text and kind in ("text", "input_text", "output_text"):
-            found.append((role, text))
-    return found
-
-
-def request_texts(body: JsonValue, *, path: str = "") -> tuple[tuple[str, str], ...]:
-    """Every text one request carried, as ``(role, text)`` in order, for deciding what reached the model.
-
-    ``role`` is ``system`` for system, developer and top-level instruction text (whatever the wire format
-    calls it), ``tool`` for tool results, else the message's own role (``user``, ``assistant``). Call it
-    only on a body :func:`audit_body` accepted; the texts are kept in memory, never written.
-    """
-    if not isinstance(body, dict):
-        return ()
-    found: list[tuple[str, str]] = []
-    if isinstance(body.get("instructions"), str) and body["instructions"]:
-        found.append(("system", str(body["instructions"])))
-    if path.rstrip("/").endswith("/messages") and "input" not in body:
-        found += _part_texts(body.get("system"), "system")
-    items = body.get("input", body.get("messages"))
-    if isinstance(items, str):
-        items = [{"role": "user", "content": items}]
-    for item in items if isinstance(items, list) else []:
-        if not isinstance(item, dict):
-            continue
-        role = item.get("role")
-        if item.get("type") == "function_call_output" or role == "tool":
-            output = item.get("output", item.get("content"))
-            found += _part_texts(output, "tool")
-            continue
-        name = "system" if role in ("system", "developer") else str(role or "user")
-        found += _part_texts(item.get("content"), name)
-    return tuple(found)
