@@ -6,7 +6,9 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
+from typing import TypeVar
 
 import yaml
 
@@ -29,6 +31,7 @@ __all__ = ["check_loaded_names", "read_instructions", "read_skills"]
 
 _INSTRUCTIONS_EXAMPLE = "instructions: [../AGENTS.md, {path: ../docs/AGENTS.md, to: AGENTS.md}]"
 _SKILLS_EXAMPLE = "skills: [../.claude/skills/deploy]"
+_T = TypeVar("_T")
 _SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
@@ -104,25 +107,44 @@ def _instruction(item: Node, field: str, ctx: Context) -> InstructionFile | None
     return InstructionFile(source=source, path=place, written=written, text=text)
 
 
-def read_instructions(node: Node, ctx: Context) -> tuple[InstructionFile, ...] | None:
-    """The declared instruction files, or ``None`` when any entry is wrong (each problem recorded)."""
-    items = ctx.read.sequence(node, "instructions", _INSTRUCTIONS_EXAMPLE)
+def _read_unique(
+    node: Node,
+    ctx: Context,
+    key: str,
+    example: str,
+    read_one: Callable[[Node, str, Context], _T | None],
+    identity: Callable[[_T], str],
+    clash: Callable[[_T, str], tuple[str, str]],
+) -> tuple[_T, ...] | None:
+    """Read a list whose entries must differ in ``identity``; ``clash`` words the problem and its fix."""
+    items = ctx.read.sequence(node, key, example)
     if items is None:
         return None
-    found: list[InstructionFile] = []
-    placed: dict[str, str] = {}
+    found: list[_T] = []
+    first: dict[str, str] = {}
     for index, item in enumerate(items):
-        field = f"instructions[{index}]"
-        entry = _instruction(item, field, ctx)
+        field = f"{key}[{index}]"
+        entry = read_one(item, field, ctx)
         if entry is None:
             continue
-        if entry.path in placed:
-            fix = f"keep one of them, or place one elsewhere with {{path: {entry.written}, to: ...}}"
-            ctx.problems.add(item.line, field, f"{entry.path} is already placed by {placed[entry.path]}", fix)
+        if identity(entry) in first:
+            ctx.problems.add(item.line, field, *clash(entry, first[identity(entry)]))
             continue
-        placed[entry.path] = field
+        first[identity(entry)] = field
         found.append(entry)
     return tuple(found) if len(found) == len(items) else None
+
+
+def read_instructions(node: Node, ctx: Context) -> tuple[InstructionFile, ...] | None:
+    """The declared instruction files, or ``None`` when any entry is wrong (each problem recorded)."""
+
+    def clash(entry: InstructionFile, other: str) -> tuple[str, str]:
+        fix = f"keep one of them, or place one elsewhere with {{path: {entry.written}, to: ...}}"
+        return f"{entry.path} is already placed by {other}", fix
+
+    return _read_unique(
+        node, ctx, "instructions", _INSTRUCTIONS_EXAMPLE, _instruction, lambda e: e.path, clash
+    )
 
 
 def _front_matter(text: str) -> dict[str, object] | str:
@@ -213,28 +235,12 @@ def _skill(item: Node, field: str, ctx: Context) -> SkillFolder | None:
 
 def read_skills(node: Node, ctx: Context) -> tuple[SkillFolder, ...] | None:
     """The declared skill folders, or ``None`` when any entry is wrong (each problem recorded)."""
-    items = ctx.read.sequence(node, "skills", _SKILLS_EXAMPLE)
-    if items is None:
-        return None
-    found: list[SkillFolder] = []
-    names: dict[str, str] = {}
-    for index, item in enumerate(items):
-        field = f"skills[{index}]"
-        skill = _skill(item, field, ctx)
-        if skill is None:
-            continue
-        if skill.name in names:
-            fix = "two skills of one name would land in the same folder; keep one of them"
-            ctx.problems.add(
-                item.line,
-                field,
-                f"a skill named {skill.name} is already declared at {names[skill.name]}",
-                fix,
-            )
-            continue
-        names[skill.name] = field
-        found.append(skill)
-    return tuple(found) if len(found) == len(items) else None
+
+    def clash(skill: SkillFolder, other: str) -> tuple[str, str]:
+        fix = "two skills of one name would land in the same folder; keep one of them"
+        return f"a skill named {skill.name} is already declared at {other}", fix
+
+    return _read_unique(node, ctx, "skills", _SKILLS_EXAMPLE, _skill, lambda s: s.name, clash)
 
 
 def check_loaded_names(
