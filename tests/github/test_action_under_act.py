@@ -9,13 +9,17 @@ stand-ins in ``act/``; history lands on the bare origin and is read back with pl
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from trialbook.report.markdown import STICKY_MARKER
 
 from ..runner.gitrepo import git
 from ._actions import DATA
@@ -37,6 +41,9 @@ done
 test "$found" = 0 && echo "no token in $(ls -d /proc/[0-9]* | wc -l) processes" > scan.txt
 ```
 """
+
+
+TRIALBOOK = Path(sys.executable).with_name("trialbook")
 
 
 def _token() -> str:
@@ -260,3 +267,77 @@ def test_a_fork_pr_is_published_by_the_workflow_run_example_with_one_comment_and
     assert published.outputs()["passed"] == "1"
     # A fork's artifact never becomes history: a forged line could pass for a real result.
     assert "trialbook-results" not in git(origin, "branch", "--list")
+
+
+BROKEN_EVAL = """
+prompt: broken.md
+agents: [literal]
+assert:
+  - file_exists: elsewhere.txt
+"""
+
+
+@pytest.mark.act
+def test_a_cached_failure_fails_the_pr_job_a_foreign_comment_stays_and_the_nightly_reuses_pr_lines(
+    tmp_path: Path, github: FakeGitHub, token: str
+) -> None:
+    """Three scenarios in two act runs, one history: each run's starting state is the previous one's end."""
+    work, origin = _base_project(tmp_path)
+    base = git(work, "rev-parse", "HEAD").strip()
+    git(work, "checkout", "-q", "-b", "guide-update")
+    _add_scan(work, token)
+    (work / "examples/evals/broken.md").write_text("```bash\ntouch made.txt\n```\n")
+    (work / "examples/evals/broken.eval.yaml").write_text(BROKEN_EVAL)
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "add the token scan and a broken eval")
+    head = git(work, "rev-parse", "HEAD").strip()
+    # An earlier run recorded broken's failure (here a plain local run, pushed to the shared history).
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RUNNER_", "TRIALBOOK_"))}
+    seeded = subprocess.run(
+        [str(TRIALBOOK), "eval", "examples/evals", "--filter", "broken",
+         "--history-branch", "trialbook-results", "--push"],
+        cwd=work, env={**environ, "CI": "true"}, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert seeded.returncode == 1, seeded.stdout + seeded.stderr
+    assert len(_history(origin, "broken")) == 1
+    planted = f"{STICKY_MARKER}\nEverything passed, merge away."
+    foreign = github.add_comment(42, planted, user="mallory")
+    payload = json.loads((DATA / "pull_request_labeled.json").read_text())
+    payload["pull_request"]["base"]["sha"] = base
+    payload["pull_request"]["head"]["sha"] = head
+
+    pr = _act(tmp_path, work, github, token, "pull_request", payload, "evals-pr")
+    assert pr.returncode != 0, pr.log[-6000:]  # a cached failure is a failure
+    outputs = pr.outputs()
+    assert (outputs["passed"], outputs["failed"], outputs["cached"]) == ("1", "1", "1"), outputs
+    assert "**1 passed · 1 failed (1 cached) · 3 skipped**" in outputs["summary"]
+    assert (
+        "::error file=examples/evals/broken.eval.yaml,title=broken × literal%3A fail::0/1 trials passed "
+        "(fail, cached: recorded "
+    ) in pr.log
+    assert len(_history(origin, "broken")) == 1  # not re-run
+    (scan,) = _history(origin, "scan")
+    assert scan["extra"]["ref"].startswith("refs/pull/42/")
+    assert foreign["body"] == planted  # the marker alone does not make a comment trialbook's
+    (ours,) = [c for c in github.comments[42] if c is not foreign]
+    assert ours["user"]["login"] == "github-actions[bot]"
+    body = ours["body"]
+    assert f"<!-- trialbook:head={head} -->" in body and f"Results for commit {head[:7]}" in body
+    assert "### What failed" in body and "elsewhere.txt" in body.split("### What failed")[1]
+    _no_token_under(_artifact(pr).parent, token)
+
+    # The PR merges unchanged; the nightly finds every line it needs for the PR's two evals.
+    git(work, "checkout", "-q", "main")
+    git(work, "merge", "-q", "--ff-only", "guide-update")
+    git(work, "push", "-q", "origin", "main")
+    # The runner's checkout (fetch-depth: 0) fetches every branch of origin, the history branch included.
+    git(work, "fetch", "-q", "origin")
+    nightly = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "evals")
+    assert nightly.returncode != 0, nightly.log[-6000:]  # broken is still known to fail
+    outputs = nightly.outputs()
+    assert (outputs["passed"], outputs["failed"], outputs["cached"]) == ("4", "1", "2"), nightly.log[-6000:]
+    assert [line["extra"]["ref"] for line in _history(origin, "scan")] == [scan["extra"]["ref"]]
+    assert len(_history(origin, "broken")) == 1
+    for eval_id in ("deploy", "quick-init", "config-check"):
+        (line,) = _history(origin, eval_id)
+        assert line["extra"]["ref"] == "refs/heads/main"
