@@ -14,6 +14,8 @@ import time
 import uuid
 from pathlib import Path
 
+from ._procfs import start_time
+
 __all__ = ["CgroupRoot", "find_cgroup_root", "sweep_stale_roots"]
 
 _JOIN = 'echo 0 >"$0/cgroup.procs" 2>/dev/null; exec "$@"'
@@ -64,16 +66,22 @@ class CgroupRoot:
         return ["/bin/sh", "-c", _JOIN, str(group), *argv]
 
     @staticmethod
-    def kill(group: Path, wait_s: float = 2.0, *, remove: bool = True) -> None:
-        """Kill every member of ``group``, wait until it is empty, and (with ``remove``) remove it."""
+    def kill(group: Path, wait_s: float = 2.0, *, remove: bool = True) -> set[int]:
+        """Kill every member of ``group``, wait until it is empty, and (with ``remove``) remove it.
+
+        Returns the members that were alive when it looked, before anything was killed: ``cgroup.kill``
+        ends them all at once, so afterwards nobody is left to count.
+        """
         procs = group / "cgroup.procs"
         kill_file = group / "cgroup.kill"
         deadline = time.monotonic() + wait_s
+        found: set[int] = set()
         while True:
             try:
                 members = procs.read_text(encoding="ascii").split()
             except OSError:
                 members = []
+            found.update(int(pid) for pid in members if pid.isdigit() and start_time(int(pid)) is not None)
             if not members or time.monotonic() > deadline:
                 break
             if kill_file.exists():
@@ -87,6 +95,7 @@ class CgroupRoot:
         if remove:
             with contextlib.suppress(OSError):
                 group.rmdir()
+        return found
 
     def close(self) -> None:
         """Remove the folder of groups (each trial removed its own already)."""

@@ -63,9 +63,23 @@ class TrialScope:
         self.group = group
         self.mechanism = "cgroup" if group else "marker" if has_procfs() else "process-group"
         self.leaders: set[int] = set()
-        self.killed = 0
+        self._stray: set[int] = set()
         self._owner = owner
         self._closed = False
+
+    @property
+    def killed(self) -> int:
+        """How many of the trial's processes a sweep still found alive and killed, each counted once.
+
+        The same whichever mechanism did the killing: the members of the trial's cgroup are counted
+        before ``cgroup.kill`` ends them, and the marker sweeps (the trial's own, and a CLI adapter's
+        sweep of the same marker) add the processes they kill.
+        """
+        return len(self._stray)
+
+    def credit(self, pids: set[int]) -> None:
+        """Count these processes as the trial's strays (a sweep of its marker killed them)."""
+        self._stray |= pids
 
     def env(self, env: Mapping[str, str]) -> dict[str, str]:
         """``env`` with this trial's marker, which no setting of the eval can override."""
@@ -73,26 +87,26 @@ class TrialScope:
 
     def sweep(self) -> int:
         """Kill and reap what the trial still runs, keeping the scope open for the commands still to come."""
+        before = self.killed
         if self.group is not None:
-            CgroupRoot.kill(self.group, remove=False)
-        found = self._owner.kill({self.marker}, set(self.leaders), since=self.opened)
-        self.killed += found
-        return found
+            self.credit(CgroupRoot.kill(self.group, remove=False))
+        self._owner.kill({self.marker}, set(self.leaders), since=self.opened)
+        return self.killed - before
 
     def close(self) -> int:
         """Kill and reap every process of the trial, then end the scope; returns how many were alive."""
         if self._closed:
             return 0
         self._closed = True
+        before = self.killed
         try:
             if self.group is not None:
-                CgroupRoot.kill(self.group)
-            found = self._owner.kill({self.marker}, set(self.leaders), since=self.opened)
-            self.killed += found
+                self.credit(CgroupRoot.kill(self.group))
+            self._owner.kill({self.marker}, set(self.leaders), since=self.opened)
         finally:
             # Always: a scope left open would keep trialbook a subreaper for the rest of its life.
             self._owner.release(self)
-        return found
+        return self.killed - before
 
 
 class Supervisor:
@@ -215,6 +229,12 @@ class Supervisor:
                     os.kill(entry.pid, signal.SIGKILL)
                 killed.add(entry.pid)
         self._reap(ours)
+        if len(markers) == 1 and killed:
+            # One trial's marker (its own sweep, or a CLI adapter's): its processes, for its count.
+            with self._lock:
+                scope = self._scopes.get(next(iter(markers)))
+            if scope is not None:
+                scope.credit(killed)
         return len(killed)
 
     def _reap(self, pids: set[int]) -> None:
