@@ -12,6 +12,7 @@ import sys
 import textwrap
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 
 __all__ = [
@@ -118,7 +119,9 @@ def kill_survivors(marker: str) -> None:
                 continue
 
 
-def trialbook(root: Path, *args: str, cgroup: bool) -> subprocess.Popen[bytes]:
+def trialbook(
+    root: Path, *args: str, cgroup: bool, env: Mapping[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     """Start a real ``trialbook`` process in ``root`` with its own temp folder (where sandboxes go)."""
     tmp = root / "tmp"
     tmp.mkdir(exist_ok=True)
@@ -127,6 +130,7 @@ def trialbook(root: Path, *args: str, cgroup: bool) -> subprocess.Popen[bytes]:
         "CI": "true",
         "TMPDIR": str(tmp),
         "TRIALBOOK_CGROUP": "on" if cgroup else "off",
+        **(env or {}),
     }
     env.pop("GITHUB_ACTIONS", None)
     return subprocess.Popen(

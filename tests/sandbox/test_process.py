@@ -102,5 +102,13 @@ async def test_a_line_longer_than_the_stream_limit_is_captured_whole(tmp_path: P
         on_stdout_line=lines.append,
     )
     assert outcome.returncode == 0
-    assert outcome.stdout == b"x" * 300000 + b"\ntail\n"
     assert lines == [b"x" * 300000 + b"\n", b"tail\n"]
+    # The caller keeps what it parses line by line; the bytes are not held a second time.
+    assert outcome.stdout == b""
+    whole = await run_process(
+        ["bash", "-c", "head -c 300000 /dev/zero | tr '\\0' x; echo; echo tail"],
+        cwd=tmp_path,
+        env=ENV,
+        timeout_s=30,
+    )
+    assert whole.stdout == b"x" * 300000 + b"\ntail\n"

@@ -7,9 +7,7 @@ RSS, read with ``wait4``, must stay under 200 MB and it must end within a genero
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Callable
@@ -24,6 +22,7 @@ from trialbook.select import tree_hash
 from trialbook.spec._bounds import MAX_DEPTH, MAX_EXPANDED_NODES, YamlTooLarge, check_yaml_bounds
 from trialbook.spec._nodes import _LOADER
 
+from ..peak import measure
 from .helpers import load, problems, write
 
 OK = "prompt_text: hi\nagents: [literal]\n"
@@ -48,47 +47,18 @@ def _nested_block(depth: int) -> str:
     return OK + "params:\n" + body + " " * (depth + 1) + "v\n"
 
 
-# The measured process is started by a small launcher, not by the test process: Linux carries a process's
-# peak RSS across exec, and a child forked from a large pytest worker would inherit the worker's peak.
-_LAUNCHER = """
-import json, os, resource, sys, time
-limit, timeout, err, argv = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4:]
-pid = os.fork()
-if pid == 0:
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    fd = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-    os.dup2(fd, 2)
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 1)
-    os.execv(argv[0], argv)
-deadline = time.monotonic() + timeout
-while True:
-    done, status, usage = os.wait4(pid, os.WNOHANG)
-    if done:
-        break
-    if time.monotonic() > deadline:
-        os.kill(pid, 9)
-        os.wait4(pid, 0)
-        print(json.dumps({"timeout": True}))
-        sys.exit(0)
-    time.sleep(0.05)
-print(json.dumps({"code": os.waitstatus_to_exitcode(status), "peak_kb": usage.ru_maxrss}))
-"""
-
-
 def validate(project: Path, target: str) -> tuple[int, str, int]:
     """Run ``trialbook validate target`` in a memory-limited child: exit code, stderr, peak RSS in KB."""
     trialbook = Path(sys.executable).with_name("trialbook")
-    err_path = project / ".validate.err"
-    launched = subprocess.run(
-        [sys.executable, "-S", "-c", _LAUNCHER, str(ADDRESS_SPACE_LIMIT), str(TIMEOUT_S), str(err_path),
-         str(trialbook), "validate", target],
-        cwd=project, capture_output=True, text=True, check=True, timeout=TIMEOUT_S + 30,
-    )  # fmt: skip
-    outcome = json.loads(launched.stdout)
-    if outcome.get("timeout"):
+    measured = measure(
+        [str(trialbook), "validate", target],
+        cwd=project,
+        address_space=ADDRESS_SPACE_LIMIT,
+        timeout_s=TIMEOUT_S,
+    )
+    if measured.code is None:
         pytest.fail(f"validate {target} did not finish within {TIMEOUT_S:g}s")
-    return int(outcome["code"]), err_path.read_text(encoding="utf-8"), int(outcome["peak_kb"])
+    return measured.code, measured.stderr, measured.peak_kb
 
 
 HOSTILE = {

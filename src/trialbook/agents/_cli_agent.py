@@ -89,9 +89,12 @@ class CliAgent:
         watch: Callable[[str], str | None],
     ) -> LoggedRun:
         """Run one trial's process and save its masked stdout and stderr in the trial's output folder."""
-        run = await run_cli(argv, cwd=task.workdir, env=env, timeout_s=task.timeout_s, watch=watch)
         # The run's masker, plus credentials this adapter found in the runner's environment itself.
         masker = masker_for(env, task.masker)
+        run = await run_cli(
+            argv, cwd=task.workdir, env=env, timeout_s=task.timeout_s, watch=watch,
+            capture=task.streams.using(masker), name=self.COMMAND,
+        )  # fmt: skip
         # Masked as JSON, value by value: masking the line's text could cut a JSON string short.
         lines = tuple(masker.json_line(line) for line in run.lines)
         out = task.output_dir

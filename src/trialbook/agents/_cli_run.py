@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..sandbox._capture import OutputCapture
 from ..sandbox.process import run_process
 from ..sandbox.supervisor import TRIAL_MARKER, supervisor
 
@@ -47,11 +48,14 @@ async def run_cli(
     env: Mapping[str, str],
     timeout_s: float | None,
     watch: Callable[[str], str | None],
+    capture: OutputCapture | None = None,
+    name: str = "cli",
 ) -> CliRun:
     """Run the CLI in its own process group; ``watch`` sees each stdout line and may return a reason to stop.
 
     Stopping early matters for failures the CLIs retry for minutes (a rejected key, an unreachable
     endpoint): the trial fails in seconds with the reason instead of waiting for its timeout.
+    Standard error is masked and cut to ``capture``'s limit, recorded as ``name.stderr``.
     """
     lines: list[str] = []
     reasons: list[str] = []
@@ -68,7 +72,9 @@ async def run_cli(
     env = {**env, RUN_MARKER: marker}
     started = time.monotonic()
     process = asyncio.ensure_future(
-        run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s, on_stdout_line=on_line)
+        run_process(
+            argv, cwd=cwd, env=env, timeout_s=timeout_s, on_stdout_line=on_line, capture=capture, name=name
+        )
     )
     stopper = asyncio.ensure_future(stop.wait())
     try:

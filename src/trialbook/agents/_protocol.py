@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from ..evidence import AgentResult, DeclaredInput, JsonValue
 from ..masking import Masker
+from ..sandbox._capture import OutputCapture
 
 __all__ = ["Agent", "AgentFactory", "AgentSpec", "AgentTask", "Availability"]
 
@@ -50,6 +51,8 @@ class AgentTask:
     mid-trial leaves nothing unmasked in it. ``inputs`` are the eval's instruction files and skills, already
     placed in ``workdir``: an adapter that audits its requests decides from them which reached the model
     (``AgentResult.instructions_loaded``); one that cannot leaves that to the runner, which records ``null``.
+    ``capture`` bounds and masks the streams an adapter reads (pass :attr:`streams` to
+    :func:`~trialbook.sandbox.process.run_process`); what it had to cut becomes ``output_truncated``.
     """
 
     prompt: str
@@ -63,6 +66,12 @@ class AgentTask:
     trial: int = 1
     masker: Masker = field(default_factory=Masker)
     inputs: tuple[DeclaredInput, ...] = ()
+    capture: OutputCapture | None = None
+
+    @property
+    def streams(self) -> OutputCapture:
+        """``capture``, or (for a task built without one) the default limit with this task's masker."""
+        return self.capture if self.capture is not None else OutputCapture(masker=self.masker)
 
 
 @runtime_checkable

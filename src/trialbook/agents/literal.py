@@ -26,7 +26,7 @@ from .._words import plural
 from ..errors import ConfigError
 from ..evidence import AgentResult, StopReason
 from ..fsutil import atomic_write_bytes, atomic_write_text
-from ..masking import Masker
+from ..sandbox._capture import OutputCapture
 from ..sandbox._shims import bash_path
 from ..sandbox.process import ProcessOutcome, run_process
 from ._fences import ShellStep, shell_steps
@@ -79,10 +79,15 @@ def _scratch_folder(task: AgentTask) -> Path:
     return Path(tempfile.mkdtemp(prefix=".trialbook-literal-", dir=parent))
 
 
-def _publish_masked(scratch: Path, folder: Path, masker: Masker) -> None:
-    for path in [*sorted(scratch.glob("step-*.out")), scratch / "progress"]:
+def _publish_masked(scratch: Path, folder: Path, capture: OutputCapture, outputs: dict[str, bytes]) -> None:
+    """Masked copies of the step outputs (as kept for the result, or read now after a cancel) and progress."""
+    for path in sorted(scratch.glob("step-*.out")):
+        data = outputs.get(path.name)
         with contextlib.suppress(OSError):
-            atomic_write_bytes(folder / path.name, masker.bytes(path.read_bytes()))
+            atomic_write_bytes(folder / path.name, data if data is not None else capture.file(path, None))
+    with contextlib.suppress(OSError):
+        progress = scratch / "progress"
+        atomic_write_bytes(folder / progress.name, capture.masker.bytes(progress.read_bytes()))
 
 
 class LiteralAgent(LocalAgent):
@@ -100,6 +105,8 @@ class LiteralAgent(LocalAgent):
         folder = task.output_dir / "literal"
         folder.mkdir(parents=True, exist_ok=True)
         scratch = _scratch_folder(task)
+        capture = task.streams
+        outputs: dict[str, bytes] = {}
         try:
             for step in steps:
                 (scratch / f"step-{step.index}.sh").write_text(step.script, encoding="utf-8")
@@ -111,6 +118,8 @@ class LiteralAgent(LocalAgent):
                     env=task.env,
                     timeout_s=task.timeout_s,
                     merge_stderr=True,
+                    capture=capture,
+                    name="shell",
                 )
             except OSError as exc:
                 message = f"could not start bash for the literal steps: {exc}"
@@ -118,22 +127,31 @@ class LiteralAgent(LocalAgent):
                     agent_name=self.name, task=task, steps=[], final_message=None, success=False,
                     stop_reason="execution_error", error=message, started=started,
                 )  # fmt: skip
-            return self._result(task, steps, scratch, outcome, started)
+            for step in steps:
+                path = scratch / f"step-{step.index}.out"
+                if path.exists():  # read in chunks, masked and cut to the limit like any stream
+                    outputs[path.name] = capture.file(path, f"step-{step.index}")
+            return self._result(task, steps, scratch, outcome, started, outputs)
         finally:
             # Also on cancellation: whatever the steps printed so far is kept, masked, and the raw
             # files go.
-            _publish_masked(scratch, folder, task.masker)
+            _publish_masked(scratch, folder, capture, outputs)
             shutil.rmtree(scratch, ignore_errors=True)
 
     def _result(
-        self, task: AgentTask, steps: list[ShellStep], folder: Path, outcome: ProcessOutcome, started: float
+        self,
+        task: AgentTask,
+        steps: list[ShellStep],
+        folder: Path,
+        outcome: ProcessOutcome,
+        started: float,
+        outputs: dict[str, bytes],
     ) -> AgentResult:
         last_started, ended = _progress(folder)
         records: list[LocalStep] = []
         transcript: list[str] = []
         for step in steps[:last_started]:
-            out_path = folder / f"step-{step.index}.out"
-            output = out_path.read_bytes().decode("utf-8", "replace") if out_path.exists() else ""
+            output = outputs.get(f"step-{step.index}.out", b"").decode("utf-8", "replace")
             code = ended.get(step.index, None if outcome.timed_out else outcome.returncode)
             error = f"timed out after {task.timeout_s:g}s" if code is None else None
             records.append(

@@ -35,6 +35,25 @@ _FUNCTIONS: dict[str, ScriptFunction] = {}
 _OPTIONS = frozenset({"script", "python", "env", "cost_usd"})  # env is applied by the runner
 
 
+CLOSING_CHARS = 4096
+"""How much of a script's output ends its closing message; the whole output is its tool call's result."""
+
+
+def closing_message(output: str) -> str:
+    """What a shell script "says": its output, or the end of it when longer than :data:`CLOSING_CHARS`.
+
+    The output itself is the tool call's result already; repeating megabytes of it as the message would
+    store it twice. The end is kept, from a line start where one is near, and the cut is said.
+    """
+    if len(output) <= CLOSING_CHARS:
+        return output
+    tail = output[-CLOSING_CHARS:]
+    newline = tail.find("\n")
+    if 0 <= newline < len(tail) - 1:
+        tail = tail[newline + 1 :]
+    return f"[… the first {len(output) - len(tail)} characters are in the tool call's result]\n{tail}"
+
+
 def _reference(function: ScriptFunction) -> str:
     module = getattr(function, "__module__", None) or "__main__"
     qualname = getattr(function, "__qualname__", None) or type(function).__qualname__
@@ -115,6 +134,8 @@ class ScriptAgent(LocalAgent):
             timeout_s=task.timeout_s,
             stdin=task.prompt.encode("utf-8"),
             merge_stderr=True,
+            capture=task.streams,
+            name="script",
         )
         output = outcome.stdout.decode("utf-8", "replace")
         error: str | None = None
@@ -124,7 +145,7 @@ class ScriptAgent(LocalAgent):
         elif outcome.returncode != 0:
             error, stop_reason = f"the script exited with code {outcome.returncode}", "execution_error"
         step = LocalStep("script-1", "bash", {"command": script}, output, outcome.returncode, error)
-        return step, stop_reason, output if error is None else None
+        return step, stop_reason, closing_message(output) if error is None else None
 
     async def _run_function(
         self, function: ScriptFunction, task: AgentTask

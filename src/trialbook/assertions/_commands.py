@@ -16,6 +16,8 @@ DEFAULT_SUCCEEDS_TIMEOUT_S = 120.0
 
 OUTPUT_TAIL_LINES = 30
 """How much of the command's output a failed record keeps: the end is where the error usually is."""
+OUTPUT_TAIL_CHARS = 4096
+"""And at most this many characters of it, so one endless line is not kept whole."""
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,8 @@ class Succeeds:
             actual = f"exited with {outcome.exit_code}"
         passed = not outcome.timed_out and outcome.exit_code == self.exit_code
         if not passed and outcome.output.strip():
-            tail = outcome.output.rstrip().splitlines()[-OUTPUT_TAIL_LINES:]
-            actual += "; output ends with:\n" + "\n".join(tail)
+            tail = "\n".join(outcome.output.rstrip()[-OUTPUT_TAIL_CHARS:].splitlines()[-OUTPUT_TAIL_LINES:])
+            actual += "; output ends with:\n" + tail
         return AssertionRecord(self.kind, self.label, passed, expected, actual)
 
     def to_json(self) -> JsonObject:

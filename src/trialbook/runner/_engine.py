@@ -15,7 +15,7 @@ from ..stats import EarlyVerdict, early_verdict
 from ..verdict import Verdict, eval_verdict
 from ._cancel import Cancellation
 from ._events import ProgressSink, TrialFinished, TrialStarted
-from ._explain import more_checks_text, trial_failures
+from ._explain import more_checks_text, trial_failures, truncation_text
 from ._ledger import BudgetLedger
 from ._plan import AgentPool, PlanEntry
 from ._trial import TrialOutcome, TrialRequest, run_trial
@@ -197,6 +197,7 @@ def _requests(
             keep_sandbox=keep,
             instructions=spec.instructions,
             skills=spec.skills,
+            output_limit=spec.output_limit,
         )
         for n in range(1, spec.trials + 1)
     ]
@@ -208,7 +209,9 @@ def _summary_line(outcome: TrialOutcome) -> str:
     why = outcome.explanation
     # One line per trial; the evidence that explains it follows in ``TrialFinished.details``.
     detail = f" — {why.headline}{more_checks_text(why.more_checks)}" if why is not None else ""
-    return f"{status} ({stop}, {outcome.duration_s:.1f}s){detail}"
+    cut = truncation_text(outcome.output_truncated)
+    cut = f" — {cut}" if cut else ""
+    return f"{status} ({stop}, {outcome.duration_s:.1f}s){detail}{cut}"
 
 
 async def run_plan(

@@ -13,7 +13,7 @@ every part is bounded: a trial that printed megabytes still explains itself in a
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +30,7 @@ __all__ = [
     "format_calls",
     "more_checks_text",
     "trial_failures",
+    "truncation_text",
 ]
 
 LINE_CHARS = 300
@@ -128,6 +129,19 @@ def _tail(text: str, count: int) -> list[str]:
     return [fit(line, LINE_CHARS) for line in lines[-count:]]
 
 
+def _size(count: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size:
+            return f"{count / size:.1f} {unit}"
+    return f"{count} bytes"
+
+
+def truncation_text(truncated: Mapping[str, int] | None) -> str | None:
+    """``output cut at the limit: script (180.7 MiB dropped)``: the streams that were cut, or ``None``."""
+    cut = [f"{name} ({_size(dropped)} dropped)" for name, dropped in (truncated or {}).items() if dropped]
+    return "output cut at the limit: " + ", ".join(cut) if cut else None
+
+
 def _failing_step(result: AgentResult) -> ToolCall | None:
     failed = [call for call in result.all_tool_calls if call.success is False]
     return failed[-1] if failed else None
@@ -170,8 +184,13 @@ def explain_trial(
     *,
     timeout_s: float | None = None,
     folder: Path | None = None,
+    truncated: Mapping[str, int] | None = None,
 ) -> Explanation:
-    """Explain a failed trial; ``folder`` is where the adapter left its raw output (stderr logs)."""
+    """Explain a failed trial; ``folder`` is where the adapter left its raw output (stderr logs).
+
+    ``truncated`` (bytes dropped per stream) adds a line when the output limit cut a stream: the end of
+    the output shown may then follow a gap.
+    """
     failed = [record for record in records if not record.passed]
     if not result.success and result.error:
         headline = result.error.strip().splitlines()[0] if result.error.strip() else "the agent failed"
@@ -209,6 +228,9 @@ def explain_trial(
         shown = format_calls(calls)
         brief.append(shown)
         long.append(shown)
+    cut = truncation_text(truncated)
+    if cut is not None:  # the terminal has it on the trial's own line already
+        long.append(cut)
     mask = masker.text
     return Explanation(
         headline=mask(headline),

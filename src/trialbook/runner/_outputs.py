@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
@@ -78,12 +78,15 @@ def write_trial_files(
     masker: Masker,
     *,
     notes: Sequence[str] = (),
+    output_truncated: Mapping[str, int] | None = None,
 ) -> None:
     """Write ``result.json`` and ``calls.jsonl`` next to the adapter's output.
 
     ``result`` and ``assertions`` are already masked; the call log comes raw from the sandbox and is
     masked here, before it reaches the results folder. ``notes`` are what a reader should know that is
     neither a failed check nor evidence, such as a shim that was declared and never called.
+    ``output_truncated`` is how many bytes each captured stream lost to the output limit (``None``:
+    the adapter captured no stream through trialbook, so it is unknown).
     """
     mask_folder(folder, masker)
     atomic_write_bytes(folder / "calls.jsonl", mask_call_log(calls, masker))
@@ -91,6 +94,7 @@ def write_trial_files(
         "schema_version": SCHEMA_VERSION,
         "assertions": [dict(asdict(record)) for record in assertions],
         "notes": list(notes),
+        "output_truncated": None if output_truncated is None else dict(output_truncated),
         "result": dump_result(result),
     }
     publish_json(folder / "result.json", document)

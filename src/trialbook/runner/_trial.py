@@ -16,6 +16,7 @@ from ..assertions import Assertion, Call, evaluate_all
 from ..evidence import AgentResult, AssertionRecord
 from ..masking import Masker, masked_call, masked_record, masked_result
 from ..sandbox import Sandbox, ShimConfig, create_sandbox
+from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT, OutputCapture
 from ..sandbox._changes import CHANGES_FILE, record_changes
 from ..sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 from ..spec import InstructionFile, SkillFolder
@@ -53,6 +54,7 @@ class TrialRequest:
     keep_sandbox: bool
     instructions: tuple[InstructionFile, ...] = ()
     skills: tuple[SkillFolder, ...] = ()
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,8 @@ class TrialOutcome:
     stray_processes_killed: int = 0
     sandbox_copy: str | None = None
     """How the template came into the sandbox: ``reflink``, ``copy``, or ``None`` without a template."""
+    output_truncated: dict[str, int] | None = None
+    """Bytes dropped from each captured stream (``0``: kept whole); ``None`` when none was captured."""
 
 
 def _harness_failure(agent: Agent, error: str, reason: str, started: float, workdir: Path) -> AgentResult:
@@ -163,6 +167,7 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
     started = time.monotonic()
     request.folder.mkdir(parents=True, exist_ok=True)
     scope = supervisor().open_trial()
+    capture = OutputCapture(request.output_limit, masker)
     make = functools.partial(
         create_sandbox,
         root=request.sandbox_root,
@@ -201,6 +206,7 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
             trial=request.trial,
             masker=masker,
             inputs=inputs,
+            capture=capture,
         )
         if placing_error is None:
             result = with_loading(await _run_agent(agent, task), inputs)
@@ -215,12 +221,12 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         # Likewise the file changes: what the agent left behind, before checks run their own commands.
         placed = placed_sources(request.instructions, request.skills, skills_folder(agent))
         changes = await asyncio.to_thread(record_changes, request.template, sandbox.workdir, masker, placed)
-        finished = sandbox.finished(result)
+        finished = sandbox.finished(result, capture)
         if finished.call_log_problems:
             # A torn or unreadable call-log line means the record of what the agent ran is incomplete.
             problems = tuple(f"call log: {problem}" for problem in finished.call_log_problems)
             result = replace(result, capture_errors=(*result.capture_errors, *problems))
-            finished = sandbox.finished(result)
+            finished = sandbox.finished(result, capture)
         calls = tuple(finished.calls)  # the agent's calls: read before the checks run their commands
         unused = unused_shims(request.shims, calls)
         records = await asyncio.to_thread(evaluate_all, request.assertions, finished)
@@ -231,14 +237,17 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         records = tuple(masked_record(record, masker) for record in records)
         calls = tuple(masked_call(call, masker) for call in calls)
         explanation = None
+        truncated = capture.truncated
         if not passed:
             explanation = explain_trial(
-                result, records, calls, masker, timeout_s=request.timeout_s, folder=request.folder
-            )
+                result, records, calls, masker, timeout_s=request.timeout_s, folder=request.folder,
+                truncated=truncated,
+            )  # fmt: skip
         notes = [unused_shim_note(name) for name in unused]
         await asyncio.to_thread(
-            write_trial_files, request.folder, result, records, agent_calls, masker, notes=notes
-        )
+            write_trial_files, request.folder, result, records, agent_calls, masker, notes=notes,
+            output_truncated=truncated,
+        )  # fmt: skip
         await asyncio.to_thread(write_json, request.folder / CHANGES_FILE, changes, masker)
     finally:
         closed, cancelled = await _settle(functools.partial(_clean_up, scope, sandbox, request.keep_sandbox))
@@ -261,4 +270,5 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         process_cleanup=scope.mechanism,
         stray_processes_killed=scope.killed,
         sandbox_copy=sandbox.copy,
+        output_truncated=truncated,
     )

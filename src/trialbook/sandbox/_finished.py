@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from ..assertions._trial import Call, CommandOutcome
 from ..evidence import AgentResult
+from ._capture import OutputCapture
 from ._shims import bash_path
 from .process import ProcessOutcome, run_process
 
@@ -29,11 +30,26 @@ def _run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
         return pool.submit(asyncio.run, coro).result()
 
 
-def run_command(command: str, *, cwd: Path, env: Mapping[str, str], timeout_s: float) -> CommandOutcome:
-    """Run ``command`` with ``bash -c`` and wait; on timeout its whole process group is killed."""
-    outcome: ProcessOutcome = _run_sync(
-        run_process([bash_path(), "-c", command], cwd=cwd, env=env, timeout_s=timeout_s, merge_stderr=True)
+def run_command(
+    command: str,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    capture: OutputCapture | None = None,
+) -> CommandOutcome:
+    """Run ``command`` with ``bash -c`` and wait; on timeout its whole process group is killed.
+
+    Its output (stdout and stderr together) is masked and cut like an agent's, recorded in ``capture``
+    as ``check-1``, ``check-2``, … in the order commands ran.
+    """
+    capture = capture if capture is not None else OutputCapture()
+    argv = [bash_path(), "-c", command]
+    name = capture.name_for("check")
+    running = run_process(
+        argv, cwd=cwd, env=env, timeout_s=timeout_s, merge_stderr=True, capture=capture, name=name
     )
+    outcome: ProcessOutcome = _run_sync(running)
     return CommandOutcome(
         exit_code=outcome.returncode,
         output=outcome.stdout.decode("utf-8", errors="replace"),
@@ -57,12 +73,14 @@ class SandboxTrial:
         result: AgentResult,
         calls: Sequence[Call],
         call_log_problems: Sequence[str] = (),
+        capture: OutputCapture | None = None,
     ) -> None:
         self._workdir = workdir
         self._env = dict(env)
         self._result = result
         self._calls = tuple(calls)
         self.call_log_problems = tuple(call_log_problems)
+        self._capture = capture
 
     @property
     def calls(self) -> Sequence[Call]:
@@ -107,4 +125,6 @@ class SandboxTrial:
 
     def run(self, command: str, timeout_s: float) -> CommandOutcome:
         """Run a shell command in the workdir with the trial's environment (shims first on ``PATH``)."""
-        return run_command(command, cwd=self._workdir, env=self._env, timeout_s=timeout_s)
+        return run_command(
+            command, cwd=self._workdir, env=self._env, timeout_s=timeout_s, capture=self._capture
+        )

@@ -25,6 +25,7 @@ from ..assertions._trial import Call
 from ..errors import ConfigError
 from ..evidence import AgentResult
 from ._calllog import CallLog, read_call_log
+from ._capture import OutputCapture
 from ._copy import CopyMethod, copy_tree
 from ._env import XDG_DIRS, build_env
 from ._exclude import TemplateFilter
@@ -62,8 +63,11 @@ class Sandbox:
         """The calls logged so far, in the order they started; see ``call_log_problems`` for bad lines."""
         return list(self.read_call_log().calls)
 
-    def finished(self, result: AgentResult) -> SandboxTrial:
-        """The trial as assertions see it once the agent stopped, with the call log read now."""
+    def finished(self, result: AgentResult, capture: OutputCapture | None = None) -> SandboxTrial:
+        """The trial as assertions see it once the agent stopped, with the call log read now.
+
+        ``capture`` bounds, masks and records the output of the commands checks run.
+        """
         log = self.read_call_log()
         return SandboxTrial(
             workdir=self.workdir,
@@ -71,6 +75,7 @@ class Sandbox:
             result=result,
             calls=log.calls,
             call_log_problems=log.problems,
+            capture=capture,
         )
 
     def close(self, keep: bool = False) -> Path | None:

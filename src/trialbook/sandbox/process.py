@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._capture import OutputCapture, StreamCapture
 from .supervisor import supervisor
 
 __all__ = ["ProcessOutcome", "kill_group", "run_process"]
@@ -75,24 +76,41 @@ async def _terminate(proc: asyncio.subprocess.Process, exited: asyncio.Future[No
 
 
 async def _pump(
-    stream: asyncio.StreamReader | None, sink: bytearray, on_line: Callable[[bytes], None] | None
+    stream: asyncio.StreamReader | None,
+    sink: StreamCapture | None,
+    on_line: Callable[[bytes], None] | None,
+    line_limit: int,
 ) -> None:
     # Chunks, not readline(): a single line longer than the stream limit (a progress bar, minified
-    # output) must not end the capture.
+    # output) must not end the capture. Memory stays bounded: the sink keeps a head and a tail, and a
+    # line handed to ``on_line`` is cut at ``line_limit`` bytes (the rest of it is skipped).
     if stream is None:
         return
-    pending = b""
+    pending = bytearray()
+    skipping = False
     while True:
         chunk = await stream.read(_CHUNK)
         if not chunk:
             if on_line is not None and pending:
-                on_line(pending)
+                on_line(bytes(pending))
             return
-        sink.extend(chunk)
-        if on_line is not None:
-            *lines, pending = (pending + chunk).split(b"\n")
-            for line in lines:
-                on_line(line + b"\n")
+        if sink is not None:
+            sink.feed(chunk)
+        if on_line is None:
+            continue
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            if not skipping:
+                pending += chunk[start : end + 1]
+            on_line(bytes(pending))
+            pending.clear()
+            skipping = False
+            start = end + 1
+        if not skipping:
+            pending += chunk[start:]
+            if len(pending) > line_limit:
+                del pending[line_limit:]
+                skipping = True
 
 
 async def run_process(
@@ -104,6 +122,8 @@ async def run_process(
     stdin: bytes | None = None,
     on_stdout_line: Callable[[bytes], None] | None = None,
     merge_stderr: bool = False,
+    capture: OutputCapture | None = None,
+    name: str = "output",
 ) -> ProcessOutcome:
     """Run ``argv`` in a new session; on deadline or cancellation kill its whole process group.
 
@@ -111,7 +131,13 @@ async def run_process(
     Output captured before a kill is kept: a timed-out run still leaves its partial transcript.
     With ``merge_stderr`` both streams share one pipe, so ``stdout`` keeps them interleaved as a
     terminal would show them and ``stderr`` is empty.
+
+    Each stream is masked and cut to ``capture``'s limit as it is read (see :mod:`._capture`) and
+    recorded there as ``name`` (merged) or ``name.stdout`` and ``name.stderr``; without ``capture`` the
+    default limit applies and nothing is masked. Standard output handed to ``on_stdout_line`` (an event
+    stream the caller parses and keeps itself) is not kept a second time: ``stdout`` is then empty.
     """
+    capture = capture if capture is not None else OutputCapture()
     loop = asyncio.get_running_loop()
     started = time.monotonic()
     owner = supervisor()
@@ -127,8 +153,11 @@ async def run_process(
     )
     proc = asyncio.subprocess.Process(transport, protocol, loop)
     owner.started(proc.pid, env)
-    out, err = bytearray(), bytearray()
-    pumps = asyncio.gather(_pump(proc.stdout, out, on_stdout_line), _pump(proc.stderr, err, None))
+    out = capture.stream() if on_stdout_line is None else None
+    err = capture.stream() if not merge_stderr else None
+    pumps = asyncio.gather(
+        _pump(proc.stdout, out, on_stdout_line, capture.limit), _pump(proc.stderr, err, None, capture.limit)
+    )
 
     async def communicate() -> None:
         if stdin is not None and proc.stdin is not None:
@@ -154,13 +183,23 @@ async def run_process(
         await _drain(pumps, transport)
         if protocol.exited.done():
             owner.waited(proc.pid)
+    stdout = _finish(capture, out, name if merge_stderr else f"{name}.stdout")
+    stderr = _finish(capture, err, f"{name}.stderr")
     return ProcessOutcome(
         returncode=None if timed_out else transport.get_returncode(),
-        stdout=bytes(out),
-        stderr=bytes(err),
+        stdout=stdout,
+        stderr=stderr,
         timed_out=timed_out,
         duration_ms=(time.monotonic() - started) * 1000,
     )
+
+
+def _finish(capture: OutputCapture, stream: StreamCapture | None, name: str) -> bytes:
+    if stream is None:
+        return b""
+    data = stream.finish()
+    capture.record(name, stream)
+    return data
 
 
 async def _drain(pumps: asyncio.Future[Any], transport: asyncio.SubprocessTransport) -> None:

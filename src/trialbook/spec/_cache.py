@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from ..agents import AgentSpec
 from ..evidence import SCHEMA_VERSION, JsonObject, JsonValue
+from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT
 from ._model import EvalSpec
 from ._placeholders import fill_secrets, secret_marker
 from ._render import RenderedPrompt
@@ -86,4 +87,6 @@ def cache_material(
             if spec.skills
             else {}
         ),
+        # Likewise: what checks see of the output can depend on the limit, but the default changes no key.
+        **({"output_limit": spec.output_limit} if spec.output_limit != DEFAULT_OUTPUT_LIMIT else {}),
     }

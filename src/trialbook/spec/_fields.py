@@ -10,10 +10,13 @@ from dataclasses import dataclass
 
 from ..evidence import JsonObject
 
-__all__ = ["ASSERTION_KINDS", "DURATION_PATTERN", "FIELDS", "ID_PATTERN", "FieldDoc"]
+__all__ = ["ASSERTION_KINDS", "DURATION_PATTERN", "FIELDS", "ID_PATTERN", "SIZE_PATTERN", "FieldDoc"]
 
 DURATION_PATTERN = r"^(?=\d)(?:\d+(?:\.\d+)?h)?(?:\d+(?:\.\d+)?m)?(?:\d+(?:\.\d+)?s)?$"
 """``90s``, ``10m``, ``1h``, ``1h30m``: hours, minutes and seconds in that order, each optional."""
+
+SIZE_PATTERN = r"^\d+(\.\d+)?\s*(B|KB|MB|GB|KiB|MiB|GiB)$"
+"""A byte count with a unit: ``KB``/``MB``/``GB`` are powers of 1000, ``KiB``/``MiB``/``GiB`` of 1024."""
 
 ID_PATTERN = r"[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*)*"
 """Ids name result folders, so they are relative POSIX paths without ``..`` or odd characters."""
@@ -223,6 +226,28 @@ FIELDS: tuple[FieldDoc, ...] = (
         {**_DURATION, "default": "10m"},
         "Per-trial time limit: seconds, or a duration such as 90s, 10m, 1h.",
         "timeout: 10m",
+    ),
+    FieldDoc(
+        "limits",
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "output": {
+                    "anyOf": [
+                        {"type": "integer", "minimum": 1024, "maximum": 1 << 30},
+                        {"type": "string", "pattern": SIZE_PATTERN},
+                    ],
+                    "default": "10MiB",
+                    "description": (
+                        "Bytes kept of each captured stream (agent output, a step's output, stderr, a "
+                        "check's output): bytes or a size such as 512KiB, 20MB; from 1KiB to 1GiB."
+                    ),
+                },
+            },
+        },
+        "Bounds on what a trial may produce: output is the bytes kept of each stream (default 10MiB).",
+        "limits: {output: 20MiB}",
     ),
 )
 

@@ -9,6 +9,7 @@ from typing import Literal
 
 from ..agents import AgentSpec
 from ..assertions import Assertion
+from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT
 from ._compare import CompareSpec
 from ._inputs import InstructionFile, SkillFolder
 
@@ -61,6 +62,8 @@ class EvalSpec:
     assertions: tuple[Assertion, ...] = ()
     max_cost_usd: float | None = None
     timeout_s: float = DEFAULT_TIMEOUT_S
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
+    """Bytes kept of each stream a trial captures (``limits.output``)."""
     evals_root: Path
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 

@@ -9,11 +9,13 @@ from pathlib import Path
 from ..agents import AgentSpec
 from ..assertions import Assertion
 from ..sandbox import TemplateFilter, check_pattern
+from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT
 from ..sandbox._special import find_special_files
 from ._compare import CompareSpec, check_compare, read_compare
 from ._context import Context
 from ._fields import FIELDS, ID_PATTERN
 from ._inputs import InstructionFile, SkillFolder
+from ._limits import read_limits
 from ._model import DEFAULT_TIMEOUT_S, EvalSpec, ShimSpec
 from ._nodes import Node
 from ._problems import display_path
@@ -51,6 +53,7 @@ class _EvalReader:
         self.skills: tuple[SkillFolder, ...] | None = ()
         self.compare: CompareSpec | None = None
         self.compare_ok = True
+        self.output_limit: int | None = DEFAULT_OUTPUT_LIMIT
 
     def read_id(self, node: Node) -> None:
         text = self.ctx.read.string(node, "id", _EXAMPLE["id"])
@@ -216,6 +219,9 @@ class _EvalReader:
     def read_timeout(self, node: Node) -> None:
         self.timeout_s = self.ctx.read.duration(node, "timeout", _EXAMPLE["timeout"])
 
+    def read_limits(self, node: Node) -> None:
+        self.output_limit = read_limits(node, self.ctx)
+
 
 READERS: dict[str, Callable[[_EvalReader, Node], None]] = {
     "id": _EvalReader.read_id,
@@ -235,6 +241,7 @@ READERS: dict[str, Callable[[_EvalReader, Node], None]] = {
     "assert": _EvalReader.read_assert,
     "max_cost_usd": _EvalReader.read_max_cost_usd,
     "timeout": _EvalReader.read_timeout,
+    "limits": _EvalReader.read_limits,
 }
 """Every key an eval file may hold, with its reader. ``secrets`` and ``params`` are read first."""
 
@@ -288,6 +295,7 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         or r.instructions is None
         or r.skills is None
         or not r.compare_ok
+        or r.output_limit is None
     ):
         return None
     return EvalSpec(
@@ -311,6 +319,7 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         assertions=r.assertions,
         max_cost_usd=r.max_cost_usd,
         timeout_s=r.timeout_s,
+        output_limit=r.output_limit,
         evals_root=ctx.evals_root,
         lines=dict(ctx.lines),
     )

@@ -1,0 +1,148 @@
+"""Bounded output: an agent printing 200 MB costs trialbook neither 200 MB of memory nor of disk.
+
+A real ``trialbook eval`` runs a script agent that writes 200 MB to stdout. Its own peak RSS (read by a
+small launcher with ``wait4``) stays under 150 MB, no file of the results holds more than the limit plus
+the marker line, and the evidence says the stream was cut. A secret laid across the cut point is masked
+whole, and a literal agent's step output is bounded the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from trialbook.evidence import load_suite
+
+from ..peak import measure
+from .escapes import TRIALBOOK, trialbook
+
+DEFAULT_LIMIT = 10 * 1024 * 1024
+PEAK_RSS_LIMIT_KB = 150 * 1024
+ADDRESS_SPACE_LIMIT = 4 << 30  # a guard only: the peak RSS is what the test asserts
+BIG = 200_000_000
+MARKER = re.compile(rb"\n\[trialbook: (\d+) bytes of output cut here, [^\]\n]*\]\n")
+JSON_SLACK = 64 * 1024  # the rest of a result document around the one stream it holds
+
+
+def _write_eval(root: Path, body: str) -> Path:
+    evals = root / "evals"
+    evals.mkdir(parents=True, exist_ok=True)
+    (evals / "loud.eval.yaml").write_text(body)
+    return root / ".trialbook/runs/latest"
+
+
+def _script_eval(name: str, script: str, extra: str = "") -> str:
+    return (
+        f"prompt_text: shout\nagents:\n  - name: {name}\n    script: |\n"
+        + textwrap.indent(script, "      ")
+        + "negative_control: false\n"
+        + extra
+    )
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="wait4 peak RSS is read on Linux")
+def test_a_200_mb_output_keeps_memory_flat_and_the_results_within_the_limit(tmp_path: Path) -> None:
+    script = f"head -c {BIG} /dev/zero | tr '\\0' a\nprintf '\\nTHE-END\\n'\n"
+    results = _write_eval(tmp_path, _script_eval("loud", script, "assert:\n  - succeeds: 'true'\n"))
+    (tmp_path / "tmp").mkdir()
+    env = {**os.environ, "CI": "true", "TMPDIR": str(tmp_path / "tmp")}
+    env.pop("GITHUB_ACTIONS", None)
+    measured = measure(
+        [str(TRIALBOOK), "eval", "evals"], cwd=tmp_path, address_space=ADDRESS_SPACE_LIMIT,
+        timeout_s=300, env=env,
+    )  # fmt: skip
+    assert measured.code == 0, measured.stderr
+    assert 0 < measured.peak_kb < PEAK_RSS_LIMIT_KB, f"peak RSS {measured.peak_kb} KB"
+
+    # No file holds more than the limit plus the marker (and, for JSON, the document around it).
+    marker_bytes = 200
+    sizes = {path: path.stat().st_size for path in results.rglob("*") if path.is_file()}
+    assert sizes
+    for path, size in sizes.items():
+        assert size <= DEFAULT_LIMIT + marker_bytes + JSON_SLACK, path
+    trial = results / "evals/loud/loud/trial-1"
+    dropped = BIG + len("\nTHE-END\n") - DEFAULT_LIMIT
+    log = (trial / "script.log").read_bytes()
+    (match,) = MARKER.finditer(log)
+    assert int(match.group(1)) == dropped
+    assert log.endswith(b"THE-END\n--- exit code 0 ---\n")
+
+    document = json.loads((trial / "result.json").read_text())
+    assert document["output_truncated"] == {"script": dropped, "check-1": 0}
+    (call,) = document["result"]["all_tool_calls"]
+    output = call["result"].encode()
+    (match,) = MARKER.finditer(output)
+    assert len(output) - len(match.group(0)) == DEFAULT_LIMIT
+    assert output.startswith(b"a" * 1000) and output.endswith(b"THE-END\n")
+    closing = document["result"]["turns"][-1]["content"]
+    assert len(closing) < 4200 and closing.endswith("THE-END\n")  # the end of it, not a second copy
+
+    raw = json.loads((results / "suite.json").read_text())
+    assert raw["tests"][0]["properties"]["output_truncated"] == [{"script": dropped, "check-1": 0}]
+    assert load_suite(results / "suite.json").tests[0].outcome == "passed"
+
+
+def test_a_secret_across_the_cut_point_is_masked_everywhere(tmp_path: Path) -> None:
+    secret = secrets.token_hex(16)
+    limit = 64 * 1024
+    head = limit - limit // 2
+    # The secret starts 10 bytes before the cut, so the cut runs through it; the pipe's reads split it
+    # wherever they fall.
+    script = (
+        f"head -c {head - 10} /dev/zero | tr '\\0' x\n"
+        'printf %s "$TB_SECRET"\n'
+        "head -c 300000 /dev/zero | tr '\\0' y\n"
+    )
+    body = _script_eval("leaky", script, f"limits: {{output: {limit}}}\n")
+    body = body.replace("    script: |", "    env: {TB_SECRET: '{{ secrets.TB_SECRET }}'}\n    script: |")
+    body += "secrets: [TB_SECRET]\nassert:\n  - succeeds: 'printf %s \"$TB_SECRET\"; false'\n"
+    results = _write_eval(tmp_path, body)
+    process = trialbook(tmp_path, "eval", "evals", cgroup=False, env={"TB_SECRET": secret})
+    out, err = process.communicate(timeout=180)
+    assert process.returncode == 1, (out + err).decode()
+    trial = results / "evals/loud/leaky/trial-1"
+    log = (trial / "script.log").read_bytes()
+    (match,) = MARKER.finditer(log)
+    # Masked before the cut: the mask stands whole in the head, right after the filler.
+    assert b"x" * 100 + b"***" + b"y" * 7 + match.group(0) in log
+    pieces = {secret[i : i + 8].encode() for i in range(len(secret) - 7)}
+    files = [path for path in results.rglob("*") if path.is_file()]
+    assert files
+    for name, data in [*((str(p), p.read_bytes()) for p in files), ("terminal", out + err)]:
+        assert not [piece for piece in pieces if piece in data], f"{name}: part of the secret appears raw"
+    document = json.loads((trial / "result.json").read_text())
+    assert document["output_truncated"]["script"] == int(match.group(1)) > 0
+    assert "***" in document["assertions"][0]["actual"]
+
+
+def test_a_literal_steps_output_is_cut_to_the_limit(tmp_path: Path) -> None:
+    limit = 4096
+    fence = "```"
+    results = _write_eval(
+        tmp_path,
+        "agents: [literal]\nprompt_text: |\n  Print.\n\n"
+        f"  {fence}bash\n  seq 1 200000\n  {fence}\n"
+        "limits: {output: 4KiB}\nnegative_control: false\nassert:\n  - succeeds: 'true'\n",
+    )
+    process = trialbook(tmp_path, "eval", "evals", cgroup=False)
+    out, err = process.communicate(timeout=180)
+    assert process.returncode == 0, (out + err).decode()
+    trial = results / "evals/loud/literal/trial-1"
+    step = (trial / "literal/step-1.out").read_bytes()
+    (match,) = MARKER.finditer(step)
+    data = b"".join(f"{n}\n".encode() for n in range(1, 200001))
+    assert len(step) - len(match.group(0)) == limit
+    assert step.startswith(b"1\n2\n3\n") and step.endswith(b"199999\n200000\n")
+    document = json.loads((trial / "result.json").read_text())
+    assert document["output_truncated"] == {"shell": 0, "step-1": len(data) - limit, "check-1": 0}
+    assert int(match.group(1)) == len(data) - limit
+    (call,) = document["result"]["all_tool_calls"]
+    assert call["result"].encode() == step  # the result holds the same cut output, once
+    assert "output cut at the limit: step-1" in (out + err).decode()
