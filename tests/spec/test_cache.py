@@ -114,6 +114,9 @@ def test_the_key_changes_with_what_decides_the_outcome(spec: EvalSpec) -> None:
         key(dataclasses.replace(spec, pass_rate=0.5)),
         key(dataclasses.replace(spec, timeout_s=60.0)),
         key(dataclasses.replace(spec, max_cost_usd=2.0)),
+        key(dataclasses.replace(spec, output_limit=1 << 20)),
     ]
     assert base not in changed
     assert len(set(changed)) == len(changed)
+    # The default limit, written or not, keeps the key every eval had before limits existed.
+    assert key(dataclasses.replace(spec, output_limit=10 * 1024 * 1024)) == base

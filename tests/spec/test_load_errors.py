@@ -175,6 +175,30 @@ OK = "prompt_text: hi\nagents: [literal]\n"
             "evals/x.eval.yaml:3: <file>: not valid YAML: while parsing a flow sequence expected ',' or ']', "
             "but got ':' (fix the YAML syntax at this line)",
         ),
+        (
+            OK + "limits: {output: 100}\n",
+            "evals/x.eval.yaml:3: limits.output: 100 bytes is out of range (give at least 1KiB and at most "
+            "1GiB per stream, e.g. limits: {output: 20MiB})",
+        ),
+        (
+            OK + "limits:\n  output: lots\n",
+            "evals/x.eval.yaml:4: limits.output: 'lots' is not a size; write bytes (20971520) or a number "
+            "with B, KB, MB, GB, KiB, MiB or GiB (e.g. limits: {output: 20MiB})",
+        ),
+        (
+            OK + "limits: {output: 2GiB}\n",
+            "evals/x.eval.yaml:3: limits.output: 2147483648 bytes is out of range (give at least 1KiB and at "
+            "most 1GiB per stream, e.g. limits: {output: 20MiB})",
+        ),
+        (
+            OK + "limits: {output: true}\n",
+            "evals/x.eval.yaml:3: limits.output: expected a number of bytes or a size such as 20MiB (e.g. "
+            "limits: {output: 20MiB})",
+        ),
+        (
+            OK + "limits: {outptu: 1MiB}\n",
+            "evals/x.eval.yaml:3: limits.outptu: unknown key 'outptu' (did you mean output?)",
+        ),
     ],
 )
 def test_each_mistake_names_file_line_and_field(project: Path, body: str, expected: str) -> None:

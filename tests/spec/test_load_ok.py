@@ -196,3 +196,27 @@ def test_escaped_and_github_expression_braces_are_not_placeholders(project: Path
     )
     (spec,) = load("evals")
     assert spec.prompt_template == "Use ${{ secrets.GITHUB_TOKEN }} and \\{{ name }}"
+
+
+@pytest.mark.parametrize(
+    ("written", "size"),
+    [
+        ("4096", 4096),
+        ("20MiB", 20 * 1024 * 1024),
+        ("1.5MB", 1_500_000),
+        ("512 KiB", 512 * 1024),
+        ("1GiB", 1 << 30),
+    ],
+)
+def test_limits_output_takes_bytes_or_a_size(project: Path, written: str, size: int) -> None:
+    write(
+        project, "evals/x.eval.yaml", f"prompt_text: hi\nagents: [literal]\nlimits: {{output: {written}}}\n"
+    )
+    (spec,) = load("evals")
+    assert spec.output_limit == size
+
+
+def test_the_output_limit_defaults_to_10_mib(project: Path) -> None:
+    write(project, "evals/x.eval.yaml", "prompt_text: hi\nagents: [literal]\nlimits: {}\n")
+    write(project, "evals/y.eval.yaml", "prompt_text: hi\nagents: [literal]\n")
+    assert [spec.output_limit for spec in load("evals")] == [10 * 1024 * 1024] * 2
