@@ -13,6 +13,7 @@ bytes were dropped (``0`` when the stream was kept whole), which the evidence re
 from __future__ import annotations
 
 import threading
+from collections import deque
 from pathlib import Path
 
 from ..masking import Masker
@@ -46,7 +47,10 @@ class StreamCapture:
         self._head_size = limit - self._tail_size
         self._masker = StreamMasker(masker)
         self._head = bytearray()
-        self._tail = bytearray()
+        # The tail as the chunks it arrived in: whole chunks fall off the front, so keeping it costs
+        # one copy per byte and at most one chunk over its size.
+        self._tail: deque[bytes] = deque()
+        self._tail_bytes = 0
         self._seen = 0
         self.dropped: int | None = None
         """Bytes dropped from the middle, known once finished."""
@@ -61,23 +65,29 @@ class StreamCapture:
         if room > 0:
             self._head += data[:room]
             data = data[room:]
-        if data:
-            self._tail += data
-            # Trimmed in batches, so keeping the tail costs time linear in the stream's size.
-            if len(self._tail) > 2 * self._tail_size + _READ:
-                del self._tail[: len(self._tail) - self._tail_size]
+        if not data:
+            return
+        self._tail.append(data)
+        self._tail_bytes += len(data)
+        while self._tail_bytes - len(self._tail[0]) >= self._tail_size:
+            self._tail_bytes -= len(self._tail.popleft())
 
     def finish(self) -> bytes:
         """The stream as kept: whole when it fits the limit, else head, marker and tail."""
         self._keep(self._masker.close())
-        if len(self._tail) > self._tail_size:
-            del self._tail[: len(self._tail) - self._tail_size]
-        self.dropped = self._seen - len(self._head) - len(self._tail)
-        if not self.dropped:
-            return bytes(self._head + self._tail)
-        head, tail = _utf8_safe(bytes(self._head), bytes(self._tail))
+        extra = self._tail_bytes - self._tail_size
+        if extra > 0:
+            self._tail[0] = self._tail[0][extra:]
+            self._tail_bytes -= extra
+        head, self._head = bytes(self._head), bytearray()
+        tail = b"".join(self._tail)
+        self._tail.clear()
         self.dropped = self._seen - len(head) - len(tail)
-        return head + cut_marker(self.dropped, self.limit) + tail
+        if not self.dropped:
+            return head + tail
+        head, tail = _utf8_safe(head, tail)
+        self.dropped = self._seen - len(head) - len(tail)
+        return b"".join((head, cut_marker(self.dropped, self.limit), tail))
 
 
 def _utf8_safe(head: bytes, tail: bytes) -> tuple[bytes, bytes]:
