@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from trialbook.sandbox._procfs import boot_ticks, has_procfs, processes
+from trialbook.sandbox._procfs import boot_ticks, clock_agrees, has_procfs, processes
 
 pytestmark = pytest.mark.skipif(not has_procfs(), reason="no /proc on this system (documented limit)")
 
@@ -33,18 +33,19 @@ def test_a_process_started_after_since_has_its_marker_read() -> None:
         child.wait()
 
 
-def test_a_process_older_than_since_is_listed_without_reading_its_environment() -> None:
+def test_a_process_older_than_since_is_not_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """It can carry no marker made since, nor descend from a process started since."""
     value = uuid.uuid4().hex
     child = _marked(value)
     try:
         later = boot_ticks()
         assert later is not None
+        assert clock_agrees()
+        assert child.pid not in {e.pid for e in processes("PROBE_MARK", since=later + 3600 * 100)}
+        # Where boot clock and /proc disagree, ``since`` is ignored: every process is listed.
+        monkeypatch.setattr("trialbook.sandbox._procfs.clock_agrees", lambda: False)
         entries = {e.pid: e for e in processes("PROBE_MARK", since=later + 3600 * 100)}
-        # Still in the table (its parent and state count for the tree), but its marker is not read:
-        # no marker made after it started can be in its environment.
-        assert child.pid in entries
-        assert entries[child.pid].marker is None
-        assert entries[child.pid].ppid > 0
+        assert entries[child.pid].marker == value
     finally:
         child.kill()
         child.wait()

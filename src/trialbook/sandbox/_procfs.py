@@ -8,7 +8,9 @@ functions report nothing and :func:`start_time` falls back to whether the pid is
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,7 +18,7 @@ from pathlib import Path
 
 from .._owner import pid_alive
 
-__all__ = ["ProcEntry", "boot_ticks", "has_procfs", "processes", "start_time"]
+__all__ = ["ProcEntry", "boot_ticks", "clock_agrees", "has_procfs", "processes", "start_time"]
 
 _PROC = Path("/proc")
 
@@ -68,8 +70,8 @@ def _stat_fields(pid: int | str) -> list[str] | None:
 
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _MARGIN_TICKS = 2 * _TICKS
-"""How much earlier than asked a process may have started and still have its environment read: the
-kernel's start times and the boot clock round differently, and a margin only costs a few reads."""
+"""How much earlier than asked a process may have started and still be listed: the kernel's start
+times and the boot clock round differently, and a margin only costs a few reads."""
 
 
 def boot_ticks() -> int | None:
@@ -80,15 +82,53 @@ def boot_ticks() -> int | None:
     return int(time.clock_gettime(clock) * _TICKS)
 
 
+@functools.cache
+def clock_agrees() -> bool:
+    """Whether :func:`boot_ticks` and ``/proc`` start times agree here: a thread started now starts now.
+
+    Checked once per process with a real thread, so a kernel or container whose start times run on
+    another clock makes the sweeps read every process rather than miss a young one.
+    """
+    if not has_procfs() or boot_ticks() is None:
+        return False
+    ready, done = threading.Event(), threading.Event()
+    native: list[int] = []
+
+    def probe() -> None:
+        native.append(threading.get_native_id())
+        ready.set()
+        done.wait(5)
+
+    before = boot_ticks()
+    thread = threading.Thread(target=probe, name="trialbook-clock-probe", daemon=True)
+    thread.start()
+    try:
+        ready.wait(5)
+        fields = _stat_fields(f"self/task/{native[0]}") if native else None
+    finally:
+        done.set()
+        thread.join(5)
+    after = boot_ticks()
+    if fields is None or len(fields) < 20 or before is None or after is None:
+        return False
+    try:
+        started = int(fields[19])
+    except ValueError:
+        return False
+    return before - _MARGIN_TICKS // 2 <= started <= after + _MARGIN_TICKS // 2
+
+
 def processes(variable: str | None = None, *, since: int | None = None) -> Iterator[ProcEntry]:
     """Every visible process but this one, with the value ``variable`` has in its environment.
 
     The environment is inherited across ``setsid``, double forks and new process groups, which is what
     makes a variable a marker that survives every way of leaving a process tree. With ``since`` (a
-    :func:`boot_ticks` value) only processes started from then on have their environment read: a marker
-    made at ``since`` cannot be in the environment of a process that started before it existed, and
-    most of a machine's processes are older than any trial, so a sweep reads a handful of environments
-    instead of hundreds.
+    :func:`boot_ticks` value) only processes started from then on are listed: a marker made at ``since``
+    cannot be in the environment of a process that started before it existed, and a process descends
+    only from processes older than itself, so a sweep for that marker (and for the descendants of
+    commands started since) needs no older process. Most of a machine's processes are older than any
+    trial, so a sweep reads a handful of environments instead of hundreds. Where this machine's boot
+    clock and ``/proc`` start times disagree (:func:`clock_agrees`), ``since`` is ignored.
     """
     me = os.getpid()
     try:
@@ -96,16 +136,17 @@ def processes(variable: str | None = None, *, since: int | None = None) -> Itera
     except OSError:
         return
     wanted = b"\0" + variable.encode() + b"=" if variable else None
+    oldest = since if since is not None and clock_agrees() else None
     for name in names:
         if not name.isdigit() or int(name) == me:
             continue
         fields = _stat_fields(name)
-        if fields is None or len(fields) < 2:
+        if fields is None or len(fields) < 2 or not _young(fields, oldest):
             continue
         marker = None
         # Kernel threads (children of kthreadd, pid 2) and init have no marker, and reading a kernel
         # thread's environ can stall for tens of milliseconds.
-        if wanted is not None and fields[1] not in ("0", "2") and _young(fields, since):
+        if wanted is not None and fields[1] not in ("0", "2"):
             with contextlib.suppress(OSError):
                 marker = _value(b"\0" + _read(f"/proc/{name}/environ"), wanted)
         with contextlib.suppress(ValueError):

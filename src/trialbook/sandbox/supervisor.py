@@ -197,7 +197,8 @@ class Supervisor:
         ``roots`` (commands trialbook started) count as trial processes while they are still its
         children. Killing repeats because a dying process's children are re-parented and a forking one
         makes new ones; it ends when a full pass finds nobody alive. ``since`` is when the oldest of
-        ``markers``' scopes was opened (see :func:`processes`); ``None`` reads every process's environment.
+        ``markers``' scopes was opened: every process they could catch started later (see
+        :func:`processes`); ``None`` lists every process on the machine.
         """
         if not has_procfs():
             for pid in roots:
