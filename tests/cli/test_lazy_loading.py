@@ -63,6 +63,8 @@ def test_a_script_agent_run_loads_no_copilot_sdk(tmp_path: Path) -> None:
     # The negative control: the SDK is importable here, so its absence is trialbook's doing.
     assert subprocess.run([sys.executable, "-c", "import copilot"], check=False).returncode == 0
     assert [m for m in modules if m.split(".")[0] == "copilot"] == []
+    adapters = ("trialbook.agents.claude_code", "trialbook.agents.codex", "trialbook.agents.copilot")
+    assert [m for m in modules if m.startswith(adapters)] == []
 
 
 def test_every_command_module_is_registered() -> None:

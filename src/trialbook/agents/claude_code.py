@@ -27,12 +27,13 @@ from ._cli_agent import CliAgent, failed_result, stopped_outcome, uncorrelated
 from ._cli_run import CliRun
 from ._cli_support import Options, build_env, masker_for
 from ._protocol import Agent, AgentSpec, AgentTask, Availability
+from ._provider_names import CLAUDE_PASSTHROUGH
 
 __all__ = ["NAME", "ClaudeCodeAgent", "create"]
 
 NAME = "claude-code"
 PACKAGE = "@anthropic-ai/claude-code"
-PASSTHROUGH = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+PASSTHROUGH = CLAUDE_PASSTHROUGH
 OPTIONS = ("model", "max_turns", "args", "binary", "env", "audit_requests")
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 """Where the CLI sends its requests when ``ANTHROPIC_BASE_URL`` is not set: the audit proxy's upstream."""

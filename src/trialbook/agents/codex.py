@@ -20,12 +20,13 @@ from ._cli_run import CliRun
 from ._cli_support import Options, build_env
 from ._codex_stream import CodexStream, Rollout, parse_codex_stream, parse_rollout
 from ._protocol import Agent, AgentSpec, AgentTask, Availability
+from ._provider_names import CODEX_PASSTHROUGH
 
 __all__ = ["NAME", "CodexAgent", "create"]
 
 NAME = "codex"
 PACKAGE = "@openai/codex"
-PASSTHROUGH = ("CODEX_API_KEY", "OPENAI_API_KEY")
+PASSTHROUGH = CODEX_PASSTHROUGH
 OPTIONS = ("model", "base_url", "args", "binary", "env", "audit_requests")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """Where Codex sends its requests without a ``base_url``: the audit proxy's upstream."""

@@ -20,13 +20,11 @@ __all__ = ["provider_variables", "run_masker", "secret_warnings"]
 
 def provider_variables() -> tuple[str, ...]:
     """Variables of the runner's environment that adapters hand to agents; the credential ones are masked."""
-    # Imported here, and the Copilot names from outside its adapter package: that package loads the SDK,
-    # which no run without a Copilot agent (and no `validate` or `list`) should pay for.
-    from ..agents._copilot_names import TOKEN_VARIABLES as COPILOT_VARIABLES
-    from ..agents.claude_code import PASSTHROUGH as CLAUDE_VARIABLES
-    from ..agents.codex import PASSTHROUGH as CODEX_VARIABLES
+    # From a module of names only: the adapters themselves (the Copilot one loads its SDK) are loaded
+    # by the runs that use them, not by every run, `validate` or `list`.
+    from ..agents._provider_names import CLAUDE_PASSTHROUGH, CODEX_PASSTHROUGH, COPILOT_VARIABLES
 
-    return (*CLAUDE_VARIABLES, *CODEX_VARIABLES, *COPILOT_VARIABLES)
+    return (*CLAUDE_PASSTHROUGH, *CODEX_PASSTHROUGH, *COPILOT_VARIABLES)
 
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
