@@ -8,7 +8,8 @@ import json
 import pytest
 
 from trialbook.agents.copilot import audit_body
-from trialbook.agents.copilot._audit import UnsupportedRequestError, audit_ws_message
+from trialbook.agents.copilot._audit import UnsupportedRequestError
+from trialbook.agents.copilot._forward import audit_ws_message
 from trialbook.evidence import JsonValue
 
 
@@ -77,10 +78,45 @@ def test_unsupported_shapes_are_refused(body: object) -> None:
         audit_body(body, "r")  # type: ignore[arg-type]
 
 
+CREATE = {
+    "type": "response.create",
+    "model": "m",
+    "instructions": "Be brief.",
+    "tools": [],
+    "input": [{"role": "user", "content": "x"}],
+}
+
+
 def test_websocket_messages_only_response_create_passes() -> None:
-    create = {"type": "response.create", "model": "m", "input": [{"role": "user", "content": "x"}]}
-    assert audit_ws_message(json.dumps(create), "conn-1").request_id == "conn-1"
+    assert audit_ws_message(json.dumps(CREATE), "conn-1").request_id == "conn-1"
     with pytest.raises(UnsupportedRequestError, match=r"not response\.create"):
         audit_ws_message(json.dumps({"type": "session.update"}), "conn-1")
     with pytest.raises(UnsupportedRequestError, match="not JSON"):
         audit_ws_message(b"\x00", "conn-1")
+
+
+@pytest.mark.parametrize(
+    ("leave_out", "named"),
+    [
+        (("model",), "'model'"),
+        (("instructions",), "'instructions'"),
+        (("tools",), "'tools'"),
+        (("model", "instructions", "tools"), "'model', 'instructions', 'tools'"),
+    ],
+)
+def test_a_continuation_that_leaves_settings_to_the_connection_is_refused(
+    leave_out: tuple[str, ...], named: str
+) -> None:
+    message = {k: v for k, v in CREATE.items() if k not in leave_out} | {"previous_response_id": "resp_1"}
+    with pytest.raises(UnsupportedRequestError, match=f"continuation of resp_1 does not state {named}"):
+        audit_ws_message(json.dumps(message), "conn-1")
+
+
+def test_empty_settings_are_not_stated_settings() -> None:
+    for empty in ({"model": ""}, {"instructions": ""}, {"model": None}, {"tools": None}):
+        with pytest.raises(UnsupportedRequestError, match="does not state"):
+            audit_ws_message(json.dumps(CREATE | empty), "conn-1")
+    developer = {k: v for k, v in CREATE.items() if k != "instructions"}
+    developer["input"] = [{"role": "developer", "content": "Be brief."}, {"role": "user", "content": "x"}]
+    stated = audit_ws_message(json.dumps(developer), "conn-1")
+    assert stated.instructions_sha256 == sha("Be brief.")

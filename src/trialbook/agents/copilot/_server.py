@@ -22,7 +22,7 @@ from copilot import CopilotClient, RuntimeConnection
 from ...sandbox.process import run_process
 from .._copilot_names import TOKEN_VARIABLES
 from .._protocol import Availability
-from ._audit import AuditingRequestHandler
+from ._forward import AuditingRequestHandler
 
 __all__ = [
     "PASSTHROUGH",
