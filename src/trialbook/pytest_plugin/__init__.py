@@ -2,7 +2,7 @@
 
 Registered through the ``pytest11`` entry point, so it loads in every pytest session of every project
 with trialbook installed. It therefore costs nothing where it is unused: loading it adds two options and
-three fixtures, and imports neither the evidence model nor any agent SDK. Recording starts only with
+four fixtures, and imports neither the evidence model nor any agent SDK. Recording starts only with
 ``--trialbook-evidence``; the hooks that need pytest-xdist are registered only when xdist is active
 (see :mod:`._recorder`).
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from ._fixtures import agent_eval, copilot_eval, loopback_model
+from ._fixtures import agent_eval, copilot_eval, loopback_api, loopback_model
 
-__all__ = ["agent_eval", "copilot_eval", "loopback_model"]
+__all__ = ["agent_eval", "copilot_eval", "loopback_api", "loopback_model"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -28,10 +28,10 @@ if TYPE_CHECKING:
     from ..agents import Agent, AgentSpec
     from ..agents.copilot import CopilotAgent, CopilotEval
     from ..evidence import AgentResult, CopilotResult
-    from ..testing import ChatServer, Reply
+    from ..testing import ChatServer, ModelServer, Reply, Turn
     from ._state import TestProgress
 
-__all__ = ["AgentEval", "CopilotEvalRunner", "agent_eval", "copilot_eval", "loopback_model"]
+__all__ = ["AgentEval", "CopilotEvalRunner", "agent_eval", "copilot_eval", "loopback_api", "loopback_model"]
 
 CopilotEvalRunner = Callable[..., Awaitable["CopilotResult"]]
 AgentEval = Callable[..., Awaitable["AgentResult"]]
@@ -196,3 +196,33 @@ def loopback_model() -> Iterator[Callable[..., ChatServer]]:
     finally:
         for server in started:
             server.__exit__(None, None, None)
+
+
+@pytest.fixture
+def loopback_api() -> Iterator[Callable[..., ModelServer]]:
+    """Start scripted Anthropic Messages + OpenAI Responses servers on 127.0.0.1; each stops with the test.
+
+    Usage: ``api = loopback_api([shell("echo hi > hi.txt"), say("done")])``, then hand an agent its
+    settings: ``api.claude_code_env()`` (``ANTHROPIC_BASE_URL`` and a key) for Claude Code,
+    ``api.codex_options()`` (``base_url``) for Codex, ``api.copilot_provider()`` for Copilot's
+    bring-your-own-key provider. ``api.requests`` holds every request received.
+    """
+    from ..testing import ModelServer
+
+    started: list[ModelServer] = []
+
+    def start(
+        script: Sequence[Turn] = (),
+        *,
+        fail_status: int | None = None,
+        when: Mapping[str, Sequence[Turn]] | None = None,
+    ) -> ModelServer:
+        server = ModelServer(script, fail_status=fail_status, when=when).start()
+        started.append(server)
+        return server
+
+    try:
+        yield start
+    finally:
+        for server in started:
+            server.stop()
