@@ -7,12 +7,13 @@ there without xdist, with ``-p no:xdist`` and with ``-n 2``.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.pytest_plugin.consumer import build_wheel, consumer_venv, run_pytest
+from tests.pytest_plugin.consumer import ROOT, build_wheel, consumer_venv, run_pytest
 
 PLAIN = """
 import sys
@@ -35,6 +36,12 @@ async def test_runs_an_agent(agent_eval, tmp_path):
     result = await agent_eval(AgentSpec("shout", {"script": "echo hi > hi.txt"}), "say hi", workdir=tmp_path)
     assert result.success and (tmp_path / "hi.txt").exists()
 """
+
+
+_TOML = re.search(r"```toml\n(.*?)```", (ROOT / "docs" / "pytest-plugin.md").read_text(), re.S)
+assert _TOML is not None, "docs/pytest-plugin.md shows the pytest configuration"
+DOCUMENTED_SETUP = "\n" + _TOML[1]
+"""The pytest configuration docs/pytest-plugin.md tells users to add, read from the page itself."""
 
 
 @pytest.fixture(scope="module")
@@ -95,11 +102,12 @@ def test_the_installed_plugin_records_evidence_when_asked(
     venv = consumer_venv(wheel, f"trialbook[pytest] @ {wheel.as_uri()}", *extra)
     (project / "tests" / "test_plain.py").unlink()
     (project / "tests" / "test_agent.py").write_text(USES_FIXTURE)
-    (project / "pytest.ini").write_text("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    (project / "pyproject.toml").write_text((project / "pyproject.toml").read_text() + DOCUMENTED_SETUP)
     out = project / "evidence.json"
     args = ("-n", "2") if extra else ()
     done = run_pytest(venv, project, *args, "--trialbook-unsafe-local", f"--trialbook-evidence={out}")
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "asyncio_default_fixture_loop_scope" not in done.stdout + done.stderr, "the documented setup"
     assert trialbook_lines(done) == [f"trialbook: evidence written to {out}"]
     check = subprocess.run(
         [
