@@ -92,3 +92,10 @@ def test_settings_point_each_agent_here() -> None:
         assert api.copilot_provider()["type"] == "anthropic"
         assert api.copilot_provider("responses")["wire_api"] == "responses"
     assert ModelServer().api_key != ModelServer().api_key, "a random key per server"
+
+
+def test_a_marker_in_the_request_picks_its_own_script() -> None:
+    with ModelServer([say("plain")], when={"FOLLOW-ME": [say("followed")]}) as api:
+        plain = httpx.post(f"{api.url}/v1/messages", json={"system": "x", "messages": []}).json()
+        marked = httpx.post(f"{api.url}/v1/messages", json={"system": "FOLLOW-ME", "messages": []}).json()
+    assert plain["content"][0]["text"] == "plain" and marked["content"][0]["text"] == "followed"
