@@ -107,7 +107,8 @@ def test_the_installed_plugin_records_evidence_when_asked(
     args = ("-n", "2") if extra else ()
     done = run_pytest(venv, project, *args, "--trialbook-unsafe-local", f"--trialbook-evidence={out}")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "asyncio_default_fixture_loop_scope" not in done.stdout + done.stderr, "the documented setup"
+    assert "PytestDeprecationWarning" not in done.stdout + done.stderr, "the documented setup is whole"
+    assert "asyncio_default_fixture_loop_scope=function" in done.stdout, "pytest-asyncio read it"
     assert trialbook_lines(done) == [f"trialbook: evidence written to {out}"]
     check = subprocess.run(
         [
