@@ -61,7 +61,11 @@ def test_what_the_agent_left_running_is_gone_before_the_checks_run(
     write_eval(tmp_path, agent, marker, then="echo done", timeout=60)
     evals = tmp_path / "evals" / "escape.eval.yaml"
     check = f"! cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\\\0' '\\\\n' | grep -q '^{marker}-'"
-    evals.write_text(evals.read_text().replace("succeeds: 'true'", f'succeeds: "{check}"'))
+    # The check scans every process on the machine, so the negative control (an untouched sandbox run
+    # beside the trial) would pass or fail by timing alone: it is turned off, as the check is about
+    # the trial's own processes.
+    body = evals.read_text().replace("succeeds: 'true'", f'succeeds: "{check}"')
+    evals.write_text("negative_control: false\n" + body)
     process = trialbook(tmp_path, "eval", "evals", cgroup=False)
     out, err = process.communicate(timeout=120)
     assert process.returncode == 0, (out + err).decode()
