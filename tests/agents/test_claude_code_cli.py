@@ -167,13 +167,15 @@ async def test_an_unreachable_endpoint_fails_after_few_retries(claude: Path, tmp
 @pytest.mark.asyncio
 async def test_a_timeout_kills_every_process_and_leaves_usage_unknown(claude: Path, tmp_path: Path) -> None:
     # The tool leaves a process behind in the background, then the model never answers again.
+    # The timeout leaves room for the CLI's start and its first tool call on a loaded machine: the test is
+    # about what the timeout does, not how soon it comes.
     with ModelServer([shell(BACKGROUND_SLEEPER), hang()]) as server:
-        trial = make_trial(tmp_path, env=_env(server), timeout_s=8)
+        trial = make_trial(tmp_path, env=_env(server), timeout_s=20)
         result = await _agent(claude).run(trial.task)
     assert result.stop_reason == "timeout"
     assert not result.success
     assert result.error is not None
-    assert "8 s" in result.error
+    assert "20 s" in result.error
     assert result.usage == ()
     assert result.total_input_tokens is None
     assert result.cost_usd is None
