@@ -120,6 +120,18 @@ def _repo(env: ActionsEnv) -> Path:
     return env.workspace or Path()
 
 
+def _trigger_plan(env: ActionsEnv, inputs: CiInputs) -> TriggerPlan:
+    """What this event asks of the run, from the action's inputs (one reading for every stage)."""
+    return decide_trigger(
+        env,
+        label=inputs.label,
+        force=inputs.force,
+        changed=inputs.changed,
+        base=inputs.base,
+        comment=inputs.comment,
+    )
+
+
 def fetch_history(environ: Mapping[str, str], inputs: CiInputs, *, announce_masks: bool = True) -> CiOutcome:
     """Bring the history branch from ``origin`` into the local repository, pushing nothing.
 
@@ -193,14 +205,7 @@ def run_stage(
     """
     env = ActionsEnv.from_environ(environ)
     base_options = RunOptions(paths=inputs.paths, environ=environ)
-    plan = decide_trigger(
-        env,
-        label=inputs.label,
-        force=inputs.force,
-        changed=inputs.changed,
-        base=inputs.base,
-        comment=inputs.comment,
-    )
+    plan = _trigger_plan(env, inputs)
     try:
         # Masks first: nothing printed before them could be hidden afterwards.
         if announce_masks:
@@ -418,14 +423,7 @@ def run_ci(environ: Mapping[str, str], inputs: CiInputs, sink: ProgressSink | No
     # Masks first, once: nothing printed before them could be hidden afterwards.
     token = [inputs.github_token] if inputs.github_token else []
     mask_secrets([*token, *_safe_secret_values(RunOptions(paths=inputs.paths, environ=environ))])
-    plan = decide_trigger(
-        env,
-        label=inputs.label,
-        force=inputs.force,
-        changed=inputs.changed,
-        base=inputs.base,
-        comment=inputs.comment,
-    )
+    plan = _trigger_plan(env, inputs)
     if plan.run:
         fetch_history(environ, inputs, announce_masks=False)
     try:
