@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -90,3 +91,54 @@ def test_processes_appending_in_one_repository_do_not_drop_each_others_commits(u
     with GitBranchStore(user_repo, remote=None) as store:
         assert len(store.read("x")) == 80
     assert git(user_repo, "rev-list", "--count", DEFAULT_BRANCH).strip() == "80"
+
+
+FIRST_COMMIT_WRITER = """
+import sys, time
+from pathlib import Path
+from trialbook.history import GitBranchStore
+from tests.history.helpers import line
+me, rounds = sys.argv[1], [Path(p) for p in sys.argv[2:]]
+for repo in rounds:
+    store = GitBranchStore(repo, remote=None)
+    (repo / f"ready-{me}").write_text("")
+    while not (repo / "go").exists():
+        time.sleep(0.0005)
+    store.append([line("x", f"p{me}")])
+"""
+FIRST_COMMIT_WRITERS = 6
+FIRST_COMMIT_ROUNDS = 20
+
+
+def test_processes_making_the_branchs_first_commit_at_once_all_land(tmp_path: Path) -> None:
+    """libgit2 writes a ref that does not exist yet without comparing: the first commit is the race.
+
+    Six writers, held at a barrier, append the first line of an empty branch at the same instant, in
+    each of many fresh repositories; every round must keep all six lines on one root commit.
+    """
+    repos = []
+    for n in range(FIRST_COMMIT_ROUNDS):
+        repo = tmp_path / f"repo-{n}"
+        git(tmp_path, "init", "-q", "-b", "main", str(repo))
+        git(repo, "commit", "-q", "--allow-empty", "-m", "start")
+        repos.append(repo)
+    root = Path(__file__).parents[2]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", FIRST_COMMIT_WRITER, str(n), *map(str, repos)], cwd=root)
+        for n in range(FIRST_COMMIT_WRITERS)
+    ]
+    for repo in repos:
+        while len(list(repo.glob("ready-*"))) < FIRST_COMMIT_WRITERS:
+            assert all(proc.poll() is None for proc in procs), "a writer died before its round"
+            time.sleep(0.001)
+        (repo / "go").write_text("")
+    assert [proc.wait(timeout=300) for proc in procs] == [0] * FIRST_COMMIT_WRITERS
+    expected = sorted(f"p{n}" for n in range(FIRST_COMMIT_WRITERS))
+    lost = {}
+    for repo in repos:
+        shown = git(repo, "show", f"{DEFAULT_BRANCH}:history/x.jsonl")
+        found = sorted(json.loads(text)["agent"] for text in shown.splitlines())
+        if found != expected:
+            lost[repo.name] = sorted(set(expected) - set(found))
+        assert git(repo, "rev-list", "--max-parents=0", "--count", DEFAULT_BRANCH).strip() == "1"
+    assert lost == {}

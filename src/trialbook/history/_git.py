@@ -25,8 +25,9 @@ from ._network import NetworkTimeouts
 from ._paths import id_to_parts, parts_to_id
 from ._protocol import HistoryError, SyncReport
 from ._read import latest_line, parse_history
+from ._refs import commit_on
 from ._sync import sync_branch
-from ._transport import Remote, ref_race
+from ._transport import Remote
 from ._tree import HISTORY, blob_at, history_files, subtree, write_files
 
 __all__ = ["DEFAULT_BRANCH", "GitBranchStore", "default_signature"]
@@ -120,8 +121,9 @@ class GitBranchStore:
     def append(self, lines: Sequence[HistoryLine]) -> None:
         """Commit ``lines`` on the branch: one commit for the whole batch, parents never skipped.
 
-        ``create_commit`` on the ref is a compare-and-swap, so two processes appending in the same
-        repository cannot drop each other's commit: the loser rebuilds on the new tip and retries.
+        The ref moves by compare-and-swap (``commit_on``), so two processes appending in the same
+        repository cannot drop each other's commit, the first one included: the loser rebuilds on the
+        new tip and retries.
         """
         if not lines:
             return
@@ -144,14 +146,8 @@ class GitBranchStore:
             root = self.repo.TreeBuilder(tree) if tree is not None else self.repo.TreeBuilder()
             root.insert(HISTORY, write_files(self.repo, history, files), FileMode.TREE)
             parents = [base.id] if base is not None else []
-            try:
-                self.repo.create_commit(
-                    self.ref, self.signature, self.signature, message, root.write(), parents
-                )
+            if commit_on(self.repo, self.ref, expected, self.signature, message, root.write(), parents):
                 return
-            except (pygit2.GitError, OSError) as exc:
-                if self.tip(self.ref) == expected and not ref_race(exc):
-                    raise
             time.sleep(self._rng.uniform(0, 0.01))
         raise HistoryError(f"could not commit to {self.branch}: other processes kept moving it")
 

@@ -19,7 +19,8 @@ import pygit2
 
 from ._network import is_race
 from ._protocol import HistoryAuthError, HistoryFetchError, HistoryPushError, SyncAction, SyncReport
-from ._transport import PushRejected, Remote, ref_race
+from ._refs import commit_on, move_ref, ref_race
+from ._transport import PushRejected, Remote
 from ._tree import merge_history_trees
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ __all__ = ["backoff_s", "sync_branch"]
 
 _BACKOFF_BASE_S = 0.05
 _BACKOFF_CAP_S = 2.0
+_TAKE_REMOTE = "trialbook: take the remote's history"
 
 
 def backoff_s(attempt: int, rng: random.Random) -> float:
@@ -64,7 +66,8 @@ def sync_branch(store: GitBranchStore, remote: Remote, rng: random.Random) -> Sy
             or (theirs is not None and store.repo.descendant_of(theirs, local))
         ):
             assert theirs is not None
-            if local != theirs and not _move_ref(store.repo, store.ref, local, theirs):
+            taken = local == theirs or move_ref(store.repo, store.ref, local, theirs, _TAKE_REMOTE)
+            if not taken:
                 continue  # a local append landed meanwhile; look again
             action: SyncAction = "up-to-date" if local == theirs else "fast-forwarded"
             if merges:
@@ -119,27 +122,4 @@ def _merge(store: GitBranchStore, ours: pygit2.Oid, theirs: pygit2.Oid) -> pygit
     our_tree, their_tree = repo[ours].peel(pygit2.Tree), repo[theirs].peel(pygit2.Tree)
     tree = merge_history_trees(repo, base_tree, our_tree, their_tree)
     message = "trialbook: unite history lines with the remote"
-    try:
-        return repo.create_commit(store.ref, store.signature, store.signature, message, tree, [ours, theirs])
-    except (pygit2.GitError, OSError) as exc:
-        if store.tip(store.ref) == ours and not ref_race(exc):
-            raise
-        return None
-
-
-def _move_ref(repo: pygit2.Repository, ref: str, expected: pygit2.Oid | None, new: pygit2.Oid) -> bool:
-    """Point ``ref`` at ``new`` only if it still points at ``expected`` (``None``: does not exist)."""
-    try:
-        with repo.transaction() as txn:
-            txn.lock_ref(ref)
-            current = repo.references.get(ref)
-            if (current.target if current is not None else None) != expected:
-                raise _Moved
-            txn.set_target(ref, new, message="trialbook: take the remote's history")
-    except (_Moved, pygit2.GitError, OSError):
-        return False
-    return True
-
-
-class _Moved(Exception):
-    pass
+    return commit_on(repo, store.ref, ours, store.signature, message, tree, [ours, theirs])

@@ -23,15 +23,11 @@ import pygit2
 
 from ._auth import Callbacks, safe_url
 from ._network import NetworkTimeouts, is_race
+from ._refs import ref_race
 
-__all__ = ["PushRejected", "Remote", "ref_race"]
+__all__ = ["PushRejected", "Remote"]
 
 _SCP_LIKE = re.compile(r"^[^/]+:")
-
-
-def ref_race(exc: Exception) -> bool:
-    """Whether ``exc`` is another process holding a ref lock (libgit2 raises ``OSError`` for that)."""
-    return isinstance(exc, OSError) and "lock" in str(exc).lower()
 
 
 class PushRejected(Exception):
