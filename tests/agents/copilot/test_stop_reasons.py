@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -63,32 +65,109 @@ class Nothing(BaseModel):
     pass
 
 
-async def test_a_cli_that_dies_under_the_session_is_a_cleanup_error(
+def _wait_until_dead(pid: int) -> None:
+    """Until the kernel has ended ``pid`` (a zombie waiting for its parent counts as dead)."""
+    stat = Path(f"/proc/{pid}/stat")
+    for _ in range(3000):
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                return
+        except (FileNotFoundError, ProcessLookupError):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} is still alive 30 s after SIGKILL")
+
+
+def _remembering(pool: ServerPool, pids: list[int], wrap_disconnect: bool = False) -> None:
+    """Note each acquired CLI's pid; optionally kill the CLI just before a session disconnects."""
+    original = pool.acquire
+
+    async def acquire(*args: Any, **kwargs: Any) -> Any:
+        server = await original(*args, **kwargs)
+        pids.append(server.client._cli_process.pid)
+        if wrap_disconnect:
+            create = server.client.create_session
+
+            async def create_session(*a: Any, **k: Any) -> Any:
+                session = await create(*a, **k)
+                disconnect = session.disconnect
+
+                async def kill_then_disconnect() -> Any:
+                    os.kill(pids[-1], signal.SIGKILL)
+                    server.client._cli_process.wait(timeout=30)
+                    return await disconnect()
+
+                session.disconnect = kill_then_disconnect
+                return session
+
+            server.client.create_session = create_session
+        return server
+
+    pool.acquire = acquire  # type: ignore[method-assign]
+
+
+async def test_a_cli_killed_mid_trial_ends_the_trial_at_once_and_the_next_trial_gets_a_fresh_cli(
     copilot_cli: str, pkg_cache: str, sandbox: MiniSandbox
 ) -> None:
-    pool = ServerPool(max_idle=0)  # its own CLI, so killing it harms no other test
+    pool = ServerPool(max_idle=1)  # its own CLIs, so killing one harms no other test
     pids: list[int] = []
 
     def kill_the_cli(_params: Nothing, _invocation: object) -> str:
-        os.kill(pids[0], signal.SIGKILL)
+        os.kill(pids[-1], signal.SIGKILL)
         return "killed"
 
     tool = define_tool("crash", description="crashes", handler=kill_the_cli, params_type=Nothing)
-    original = pool.acquire
-
-    async def remember_pid(*args: Any, **kwargs: Any) -> Any:
-        server = await original(*args, **kwargs)
-        pids.append(server.client._cli_process.pid)
-        return server
-
-    pool.acquire = remember_pid  # type: ignore[method-assign]
+    _remembering(pool, pids)
     try:
         with ChatServer([call("crash"), text("never")]) as server:
             config = CopilotEval(
                 model="fake-model", provider=server.provider(), cli_path=copilot_cli, tools=(tool,)
             )
+            # The deadline is far away: only noticing the exit ends this trial as an execution error.
             result = await CopilotAgent(config, environ={}, pool=pool).run(
-                sandbox.task("crash", pkg_cache, timeout_s=5)
+                sandbox.task("crash", pkg_cache, timeout_s=300)
+            )
+        assert result.success is False
+        assert result.stop_reason == "execution_error"
+        assert result.error is not None
+        assert "the Copilot CLI exited during the trial (killed by SIGKILL)" in result.error
+        assert "cleanup failed" not in result.error
+        assert [call_.name for call_ in result.all_tool_calls] == ["crash"]
+        saved = dump_result(result)
+        assert load_result(saved) == result
+
+        # The same environment, so the pool would hand out the same (dead) server if it kept it.
+        with ChatServer([text("fine")]) as server:
+            config = CopilotEval(model="fake-model", provider=server.provider(), cli_path=copilot_cli)
+            again = await CopilotAgent(config, environ={}, pool=pool).run(sandbox.task("hello", pkg_cache))
+        assert again.stop_reason == "completed", again.error
+        assert again.success is True
+        assert len(pids) == 2 and pids[0] != pids[1], "the dead CLI was not handed to the next trial"
+        assert pool.started == 2
+
+        # The idle CLI dies between trials: the next trial must not be handed the corpse either.
+        os.kill(pids[-1], signal.SIGKILL)
+        _wait_until_dead(pids[-1])
+        with ChatServer([text("fine again")]) as server:
+            config = CopilotEval(model="fake-model", provider=server.provider(), cli_path=copilot_cli)
+            third = await CopilotAgent(config, environ={}, pool=pool).run(sandbox.task("hi", pkg_cache))
+        assert third.stop_reason == "completed", third.error
+        assert len(set(pids)) == 3
+    finally:
+        await pool.aclose()
+
+
+async def test_a_cli_that_dies_before_the_session_disconnects_is_a_cleanup_error(
+    copilot_cli: str, pkg_cache: str, sandbox: MiniSandbox
+) -> None:
+    pool = ServerPool(max_idle=0)  # its own CLI, so killing it harms no other test
+    pids: list[int] = []
+    _remembering(pool, pids, wrap_disconnect=True)
+    try:
+        with ChatServer([text("done")]) as server:
+            config = CopilotEval(model="fake-model", provider=server.provider(), cli_path=copilot_cli)
+            result = await CopilotAgent(config, environ={}, pool=pool).run(
+                sandbox.task("hello", pkg_cache, timeout_s=60)
             )
     finally:
         await pool.aclose()

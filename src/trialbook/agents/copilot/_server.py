@@ -22,6 +22,7 @@ from copilot import CopilotClient, RuntimeConnection
 from ...sandbox.process import run_process
 from .._copilot_names import TOKEN_VARIABLES
 from .._protocol import Availability
+from ._exit import cli_process
 from ._forward import AuditingRequestHandler
 
 __all__ = [
@@ -160,6 +161,11 @@ class ServerPool:
         """A started server for this environment, reused when one is already running."""
         key = self.key(cli_path, env, audit)
         server = self._servers.get(key)
+        if server is not None and server.users == 0 and _exited(server):
+            # It died while idle (killed, out of memory): a fresh CLI serves this trial instead.
+            self._servers.pop(key, None)
+            await self._stop(server)
+            server = None
         if server is None:
             connection = RuntimeConnection.for_stdio(path=cli_path)
             connection.env = dict(env)
@@ -189,6 +195,10 @@ class ServerPool:
     async def release(self, server: _Server) -> None:
         """Give a server back; stop the oldest idle servers past ``max_idle``."""
         server.users -= 1
+        if server.users == 0 and _exited(server):
+            # A CLI that died under a trial is never handed to the next one.
+            self._servers = {k: s for k, s in self._servers.items() if s is not server}
+            await self._stop(server)
         idle = [(k, s) for k, s in self._servers.items() if s.users == 0]
         for key, stale in idle[: max(0, len(idle) - self.max_idle)]:
             self._servers.pop(key, None)
@@ -212,3 +222,8 @@ class ServerPool:
         servers, self._servers = list(self._servers.values()), {}
         for server in servers:
             await self._stop(server)
+
+
+def _exited(server: _Server) -> bool:
+    process = cli_process(server.client)
+    return server.started and process is not None and process.poll() is not None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import time
 import uuid
 from dataclasses import dataclass, field, replace
@@ -23,6 +24,7 @@ from ...masking import Masker
 from ._audit import AuditSink
 from ._config import CopilotEval
 from ._events import ROOT, EventMapper
+from ._exit import cli_process, describe_exit, watch_exit
 from ._masked import mask_record
 from ._result import build_result
 from ._server import ServerPool
@@ -63,6 +65,7 @@ class _Run:
     errors: list[str] = field(default_factory=list)
     admitted: dict[str, int] = field(default_factory=dict)
     budget_denied: bool = False
+    cli_exited: bool = False
 
     def request_stop(self, reason: StopReason, message: str) -> None:
         if self.stop_reason is None:
@@ -141,12 +144,20 @@ async def _settle(run: _Run, session: Any) -> None:
         run.errors.append(f"aborting the session did not finish cleanly: {exc}")
 
 
-async def _drive(run: _Run, session: Any, discovery: SkillDiscovery | None) -> None:
+async def _drive(
+    run: _Run, session: Any, discovery: SkillDiscovery | None, process: subprocess.Popen[bytes] | None
+) -> None:
     if discovery is not None and discovery.errors:
         run.request_stop("execution_error", "skill check failed: " + "; ".join(discovery.errors))
         return
     await session.send(run.trial.prompt)
-    waiters = {asyncio.ensure_future(run.idle.wait()), asyncio.ensure_future(run.stop.wait())}
+    exited = watch_exit(process) if process is not None else None
+    waiters: set[asyncio.Future[Any]] = {
+        asyncio.ensure_future(run.idle.wait()),
+        asyncio.ensure_future(run.stop.wait()),
+    }
+    if exited is not None:
+        waiters.add(exited)
     try:
         done, _ = await asyncio.wait(
             waiters, timeout=run.trial.timeout_s, return_when=asyncio.FIRST_COMPLETED
@@ -154,6 +165,15 @@ async def _drive(run: _Run, session: Any, discovery: SkillDiscovery | None) -> N
     finally:
         for waiter in waiters:
             waiter.cancel()
+    if exited is not None and exited in done and not run.idle.is_set():
+        assert process is not None
+        run.cli_exited = True
+        run.request_stop(
+            "execution_error",
+            f"the Copilot CLI exited during the trial ({describe_exit(process.poll())}); "
+            "the events it sent before are kept",
+        )
+        return
     if not done:
         run.request_stop("timeout", f"the trial timed out after {run.trial.timeout_s:g} s")
     if run.stop.is_set() and not run.idle.is_set():
@@ -184,7 +204,7 @@ async def run_trial(pool: ServerPool, trial: Trial) -> CopilotResult:
         session = await server.client.create_session(**_session_options(run, session_id))
         if config.skill_directories:
             discovery = await discover_skills(session, config.skill_directories, config.disabled_skills)
-        await _drive(run, session, discovery)
+        await _drive(run, session, discovery, cli_process(server.client))
     except asyncio.CancelledError:
         if session is not None:
             await asyncio.shield(_settle(run, session))
@@ -218,7 +238,7 @@ async def run_trial(pool: ServerPool, trial: Trial) -> CopilotResult:
 
 async def _cleanup(run: _Run, pool: ServerPool, server: Any, session: Any, sink: AuditSink | None) -> None:
     failure: str | None = None
-    if session is not None:
+    if session is not None and not run.cli_exited:  # a CLI that is gone has no session to disconnect
         try:
             await asyncio.wait_for(session.disconnect(), SETTLE_S)
         except Exception as exc:
