@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..masking import Masker
 from ..sandbox import ShimConfig
+from ..sandbox._remover import SandboxRemover
 from ..spec import EvalSpec, render_options, render_prompt
 from ..stats import EarlyVerdict, early_verdict
 from ..verdict import Verdict, eval_verdict
@@ -18,7 +20,7 @@ from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._explain import more_checks_text, trial_failures, truncation_text
 from ._ledger import BudgetLedger
 from ._plan import AgentPool, PlanEntry
-from ._trial import TrialOutcome, TrialRequest, run_trial
+from ._trial import TrialOutcome, TrialRequest, run_trial, settle
 from ._waves import Waves
 
 __all__ = ["ControlOutcome", "EntryResult", "run_plan"]
@@ -253,6 +255,14 @@ async def run_plan(
                 queue.append((result, reqs[depth]))
     total = len(queue)
     semaphore = asyncio.Semaphore(max(1, concurrency))
+    # Each running trial may hold a worker thread for a while (a `succeeds` check, a template copy):
+    # asyncio's default pool (CPU count + 4 threads) would make trials wait for each other's threads.
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(
+        ThreadPoolExecutor(max_workers=max(1, concurrency) + 4, thread_name_prefix="trialbook-trial")
+    )
+    # A finished trial's folder is removed while the next trial already runs (see SandboxRemover).
+    remover = SandboxRemover(limit=max(1, concurrency))
     counters = {"running": 0, "done": 0, "remaining": total}
     running: set[asyncio.Task[None]] = set()
 
@@ -295,7 +305,7 @@ async def run_plan(
                 )
             )
             try:
-                outcome = await run_trial(request, pool.get(result.entry.agent), masker)
+                outcome = await run_trial(request, pool.get(result.entry.agent), masker, remover=remover)
             except asyncio.CancelledError:
                 if cancel is None or not cancel.requested:
                     raise
@@ -332,7 +342,8 @@ async def run_plan(
     async def control(result: EntryResult) -> None:
         (request,) = _requests(result.entry, secret_values, results_dir, sandbox_root, False)
         async with semaphore:
-            result.outcomes.append(await run_trial(request, pool.get(result.entry.agent), masker))
+            outcome = await run_trial(request, pool.get(result.entry.agent), masker, remover=remover)
+            result.outcomes.append(outcome)
 
     if cancel is not None:
         cancel.attach(asyncio.get_running_loop(), stop)
@@ -341,6 +352,10 @@ async def run_plan(
     finally:
         if cancel is not None:
             cancel.detach()
+        # Every sandbox is gone before the run reports, whatever stopped it.
+        _, interrupted = await settle(remover.close)
+    if interrupted:
+        raise asyncio.CancelledError
     for result in results:
         result.outcomes.sort(key=lambda o: o.request.trial)
     return results, ledger, checks

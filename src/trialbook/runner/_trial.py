@@ -18,6 +18,7 @@ from ..masking import Masker, masked_call, masked_record, masked_result
 from ..sandbox import Sandbox, ShimConfig, create_sandbox
 from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT, OutputCapture
 from ..sandbox._changes import CHANGES_FILE, record_changes
+from ..sandbox._remover import SandboxRemover
 from ..sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 from ..spec import InstructionFile, SkillFolder
 from ..verdict import trial_passed
@@ -25,7 +26,7 @@ from ._explain import Explanation, explain_trial
 from ._inputs import place_inputs, placed_sources, skills_folder, with_loading
 from ._outputs import write_json, write_trial_files
 
-__all__ = ["TrialOutcome", "TrialRequest", "run_trial", "unused_shim_note", "unused_shims"]
+__all__ = ["TrialOutcome", "TrialRequest", "run_trial", "settle", "unused_shim_note", "unused_shims"]
 
 _T = TypeVar("_T")
 
@@ -135,16 +136,22 @@ def trial_cost(result: AgentResult) -> tuple[float | None, bool]:
     return estimate, estimate is not None
 
 
-def _clean_up(scope: TrialScope, sandbox: Sandbox, keep: bool) -> Path | None:
+def _clean_up(
+    scope: TrialScope, sandbox: Sandbox, keep: bool, remover: SandboxRemover | None = None
+) -> Path | None:
     # Processes first: one still running could write into the folder while it is removed.
     try:
         scope.close()
     finally:
-        closed = sandbox.close(keep=keep)
+        if remover is not None and not keep:
+            remover.remove(sandbox)  # nothing of the trial runs any more: the folder can go later
+            closed = None
+        else:
+            closed = sandbox.close(keep=keep)
     return closed
 
 
-async def _settle(function: Callable[[], _T]) -> tuple[_T, bool]:
+async def settle(function: Callable[[], _T]) -> tuple[_T, bool]:
     """Run ``function`` in a thread to its end even if the trial is cancelled meanwhile.
 
     Returns its result and whether a cancellation arrived, for the caller to re-raise once what was
@@ -162,14 +169,9 @@ async def _settle(function: Callable[[], _T]) -> tuple[_T, bool]:
     return task.result(), cancelled
 
 
-async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> TrialOutcome:
-    """Run one trial end to end; the sandbox is torn down (or kept) whatever happens."""
-    started = time.monotonic()
+def _open_sandbox(request: TrialRequest) -> Sandbox:
     request.folder.mkdir(parents=True, exist_ok=True)
-    scope = supervisor().open_trial()
-    capture = OutputCapture(request.output_limit, masker)
-    make = functools.partial(
-        create_sandbox,
+    return create_sandbox(
         root=request.sandbox_root,
         template=request.template,
         exclude=request.template_exclude,
@@ -177,13 +179,89 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
         secrets=request.secrets,
         extra_env=request.agent_env,
     )
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """What the checks made of a finished agent run, masked and written to the trial folder."""
+
+    result: AgentResult
+    records: tuple[AssertionRecord, ...]
+    calls: tuple[Call, ...]
+    passed: bool
+    unused: tuple[str, ...]
+    explanation: Explanation | None
+    truncated: dict[str, int] | None
+
+
+def _check(
+    request: TrialRequest,
+    agent: Agent,
+    masker: Masker,
+    scope: TrialScope,
+    sandbox: Sandbox,
+    result: AgentResult,
+    capture: OutputCapture,
+) -> _Checked:
+    """Everything between the agent's end and the cleanup, in one worker thread (one hand-off, not six)."""
+    # What the agent left running (in its own session, double-forked) must not change the files the
+    # checks read; commands the checks start carry the marker and end with the trial.
+    scope.sweep()
+    # Snapshot the log now: commands that checks run later go through the shims too, but they are
+    # not the agent's calls.
+    agent_calls = sandbox.call_log.read_bytes() if sandbox.call_log.exists() else b""
+    # Likewise the file changes: what the agent left behind, before checks run their own commands.
+    placed = placed_sources(request.instructions, request.skills, skills_folder(agent))
+    changes = record_changes(request.template, sandbox.workdir, masker, placed)
+    finished = sandbox.finished(result, capture)
+    if finished.call_log_problems:
+        # A torn or unreadable call-log line means the record of what the agent ran is incomplete.
+        problems = tuple(f"call log: {problem}" for problem in finished.call_log_problems)
+        result = replace(result, capture_errors=(*result.capture_errors, *problems))
+        finished = sandbox.finished(result, capture)
+    calls = tuple(finished.calls)  # the agent's calls: read before the checks run their commands
+    unused = unused_shims(request.shims, calls)
+    records = evaluate_all(request.assertions, finished)
+    passed = trial_passed(result, [record.passed for record in records])
+    # Checks saw the real values; from here on, everything the trial captured is masked, before any
+    # of it is cut into a failure line, escaped into a report or written.
+    result = masked_result(result, masker)
+    records = tuple(masked_record(record, masker) for record in records)
+    calls = tuple(masked_call(call, masker) for call in calls)
+    explanation = None
+    truncated = capture.truncated
+    if not passed:
+        explanation = explain_trial(
+            result, records, calls, masker, timeout_s=request.timeout_s, folder=request.folder,
+            truncated=truncated,
+        )  # fmt: skip
+    notes = [unused_shim_note(name) for name in unused]
+    write_trial_files(
+        request.folder, result, records, agent_calls, masker, notes=notes, output_truncated=truncated
+    )
+    write_json(request.folder / CHANGES_FILE, changes, masker)
+    return _Checked(result, records, calls, passed, unused, explanation, truncated)
+
+
+async def run_trial(
+    request: TrialRequest, agent: Agent, masker: Masker, *, remover: SandboxRemover | None = None
+) -> TrialOutcome:
+    """Run one trial end to end; the sandbox is torn down (or kept) whatever happens.
+
+    With ``remover`` the trial's processes are still ended before it returns, but its sandbox folder is
+    handed to ``remover`` and removed in the background (the caller waits for it with
+    :meth:`SandboxRemover.close`); without one it is removed here.
+    """
+    started = time.monotonic()
+    scope = supervisor().open_trial()
+    capture = OutputCapture(request.output_limit, masker)
     try:
-        sandbox, cancelled = await _settle(make)
+        sandbox, cancelled = await settle(functools.partial(_open_sandbox, request))
     except BaseException:
         scope.close()
         raise
     if cancelled:
-        await _settle(functools.partial(_clean_up, scope, sandbox, False))
+        await settle(functools.partial(_clean_up, scope, sandbox, False))
         raise asyncio.CancelledError
     # Set last, so an eval's env cannot take a process out of the trial.
     sandbox.env[TRIAL_MARKER] = scope.marker
@@ -212,63 +290,30 @@ async def run_trial(request: TrialRequest, agent: Agent, masker: Masker) -> Tria
             result = with_loading(await _run_agent(agent, task), inputs)
         else:
             result = _harness_failure(agent, placing_error, "error", time.monotonic(), sandbox.workdir)
-        # What the agent left running (in its own session, double-forked) must not change the files the
-        # checks read; commands the checks start carry the marker and end with the trial.
-        await asyncio.to_thread(scope.sweep)
-        # Snapshot the log now: commands that checks run later go through the shims too, but they are
-        # not the agent's calls.
-        agent_calls = sandbox.call_log.read_bytes() if sandbox.call_log.exists() else b""
-        # Likewise the file changes: what the agent left behind, before checks run their own commands.
-        placed = placed_sources(request.instructions, request.skills, skills_folder(agent))
-        changes = await asyncio.to_thread(record_changes, request.template, sandbox.workdir, masker, placed)
-        finished = sandbox.finished(result, capture)
-        if finished.call_log_problems:
-            # A torn or unreadable call-log line means the record of what the agent ran is incomplete.
-            problems = tuple(f"call log: {problem}" for problem in finished.call_log_problems)
-            result = replace(result, capture_errors=(*result.capture_errors, *problems))
-            finished = sandbox.finished(result, capture)
-        calls = tuple(finished.calls)  # the agent's calls: read before the checks run their commands
-        unused = unused_shims(request.shims, calls)
-        records = await asyncio.to_thread(evaluate_all, request.assertions, finished)
-        passed = trial_passed(result, [record.passed for record in records])
-        # Checks saw the real values; from here on, everything the trial captured is masked, before any
-        # of it is cut into a failure line, escaped into a report or written.
-        result = masked_result(result, masker)
-        records = tuple(masked_record(record, masker) for record in records)
-        calls = tuple(masked_call(call, masker) for call in calls)
-        explanation = None
-        truncated = capture.truncated
-        if not passed:
-            explanation = explain_trial(
-                result, records, calls, masker, timeout_s=request.timeout_s, folder=request.folder,
-                truncated=truncated,
-            )  # fmt: skip
-        notes = [unused_shim_note(name) for name in unused]
-        await asyncio.to_thread(
-            write_trial_files, request.folder, result, records, agent_calls, masker, notes=notes,
-            output_truncated=truncated,
-        )  # fmt: skip
-        await asyncio.to_thread(write_json, request.folder / CHANGES_FILE, changes, masker)
+        checked = await asyncio.to_thread(_check, request, agent, masker, scope, sandbox, result, capture)
     finally:
-        closed, cancelled = await _settle(functools.partial(_clean_up, scope, sandbox, request.keep_sandbox))
+        closed, cancelled = await settle(
+            functools.partial(_clean_up, scope, sandbox, request.keep_sandbox, remover)
+        )
         kept = closed if request.keep_sandbox else None
     if cancelled:
         raise asyncio.CancelledError
+    result = checked.result
     cost = trial_cost(result)
     return TrialOutcome(
         request=request,
         result=result,
-        assertions=records,
-        calls=calls,
-        passed=passed,
+        assertions=checked.records,
+        calls=checked.calls,
+        passed=checked.passed,
         cost_usd=cost[0],
         cost_estimated=cost[1],
         duration_s=time.monotonic() - started,
         sandbox_path=kept,
-        unused_shims=unused,
-        explanation=explanation,
+        unused_shims=checked.unused,
+        explanation=checked.explanation,
         process_cleanup=scope.mechanism,
         stray_processes_killed=scope.killed,
         sandbox_copy=sandbox.copy,
-        output_truncated=truncated,
+        output_truncated=checked.truncated,
     )

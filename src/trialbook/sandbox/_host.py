@@ -60,7 +60,22 @@ def _without(path: str, dropped: Iterable[str]) -> str:
     return os.pathsep.join(kept)
 
 
+_REMEMBERED: dict[tuple[str, ...], str] = {}
+
+
 def runner_path(path: str | None = None, *, dropped: Iterable[str] | None = None) -> str:
-    """``path`` (the runner's ``PATH`` by default) without the folders of trialbook's own virtualenv."""
+    """``path`` (the runner's ``PATH`` by default) without the folders of trialbook's own virtualenv.
+
+    Every sandbox asks for it, and the answer resolves each ``PATH`` entry (a dozen ``lstat`` calls per
+    entry), so it is worked out once per ``PATH`` and interpreter and remembered for the process.
+    """
     path = os.environ.get("PATH", os.defpath) if path is None else path
-    return _without(path, own_python_dirs() if dropped is None else dropped)
+    if dropped is not None:
+        return _without(path, dropped)
+    key = (path, sys.prefix, sys.base_prefix, sys.executable, os.environ.get("VIRTUAL_ENV", ""))
+    found = _REMEMBERED.get(key)
+    if found is None:
+        if len(_REMEMBERED) > 32:
+            _REMEMBERED.clear()
+        found = _REMEMBERED[key] = _without(path, own_python_dirs())
+    return found

@@ -1,0 +1,77 @@
+"""Trials side by side stay apart, and a run leaves no sandbox behind though folders go in the background.
+
+A finished trial's sandbox is removed while the next trial already runs (see ``SandboxRemover``), and the
+checks, transcripts and masking of a trial run in one worker thread. These tests run many trials at once
+and look at what each one saw and what is left once ``run`` returns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from trialbook.runner import RunOptions, run
+
+# Each trial leaves files in every folder it owns, records which sandbox it ran in, and fails if it can
+# see anything another trial wrote.
+SCRIPT = (
+    "set -e; "
+    'if [ -n "$(ls -A .)" ] || [ -e "$HOME/.cache/mine" ] || [ -e "$TMPDIR/mine" ]; then exit 9; fi; '
+    "mkdir -p a/b/c; for n in 1 2 3 4 5 6 7 8; do echo $n > a/b/c/f$n; done; "
+    'echo "$PWD" > where.txt; touch "$HOME/.cache/mine" "$TMPDIR/mine"; '
+    'mkdir ro && chmod 500 ro; echo "$MY_SECRET" > secret.txt; echo "said $MY_SECRET"; sleep 0.2'
+)
+
+
+def _eval(folder: Path, trials: int) -> Path:
+    path = folder / "evals" / "apart.eval.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "prompt_text: work\n"
+        f"agents: [{{name: s, script: {json.dumps(SCRIPT)}, env: {{MY_SECRET: '${{secrets.TOKEN}}'}}}}]\n"
+        "secrets: [TOKEN]\n"
+        f"trials: {trials}\n"
+        "assert:\n  - file_contains: {path: a/b/c/f8, pattern: '8'}\n"
+    )
+    return path
+
+
+@pytest.mark.parametrize("concurrency", [1, 4, 8])
+def test_concurrent_trials_see_fresh_sandboxes_and_leave_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, concurrency: int
+) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    trials = 12
+    report = run(
+        RunOptions(
+            paths=(_eval(tmp_path, trials),),
+            concurrency=concurrency,
+            unsafe_local=True,
+            results_dir=tmp_path / "results",
+            environ={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TOKEN": "hunter2-token"},
+        )
+    )
+    outcomes = [outcome for result in report.results for outcome in result.outcomes]
+    assert len(outcomes) == trials
+    assert all(outcome.passed for outcome in outcomes), [o.explanation for o in outcomes]
+    # Every sandbox is gone when run() returns, the read-only folders included.
+    assert sorted(p.name for p in scratch.iterdir() if p.name.startswith("trialbook-")) == []
+    # Each trial ran in a sandbox of its own.
+    where = {outcome.result.working_directory for outcome in outcomes if outcome.result.working_directory}
+    assert len(where) == trials
+    # Each trial's transcripts are its own, whole and masked.
+    results = sorted((tmp_path / "results").glob("evals/apart/s/trial-*/result.json"))
+    assert len(results) == trials
+    for path in results:
+        document = json.loads(path.read_text())
+        assert document["result"]["success"] is True
+        assert not list(path.parent.glob("*.tmp"))
+    written = "".join(p.read_text() for p in (tmp_path / "results").rglob("*") if p.is_file())
+    assert "hunter2-token" not in written
+    assert "said ***" in written  # the agent did print it: masked, not missing
