@@ -180,3 +180,41 @@ def test_publishing_shards_that_leave_a_pair_unrun_is_a_warning(
     (work / "s3/ci.json").write_text((work / "s1/ci.json").read_text())  # shard 1 twice, shard 2 missing
     partial = _invoke(with_token, "publish", "s1", "s3")
     assert "left to another shard that none of the published folders ran" in partial.output
+
+
+def test_re_running_a_failed_shard_reports_its_newest_attempt_and_records_every_line_once(
+    tmp_path: Path, workspace: tuple[Path, Path], github: FakeGitHub
+) -> None:
+    """GitHub's "re-run failed jobs": the publish job then downloads both attempts of the failed shard."""
+    work, origin = workspace
+
+    def run(shard: str, attempt: int, folder: str) -> None:
+        environ = _environ(tmp_path, work, github, "schedule", token=False)
+        environ["GITHUB_RUN_ATTEMPT"] = str(attempt)
+        ran = _invoke(environ, "ci", "--stage", "run", "--shard", shard, "--results-dir", folder, "evals")
+        assert ran.exit_code in (0, 1), ran.output
+
+    run("1/2", 1, "s1-a1")
+    originals = {path: path.read_text() for path in (work / "evals").glob("*.eval.yaml")}
+    for path, text in originals.items():  # attempt 1 of shard 2 fails, whatever it holds
+        path.write_text(text + "  - file_exists: never-written.txt\n")
+    run("2/2", 1, "s2-a1")
+    for path, text in originals.items():
+        path.write_text(text)
+    run("2/2", 2, "s2-a2")
+    first = json.loads((work / "s2-a1/ci.json").read_text())
+    assert first["run_attempt"] == 1 and first["exit_code"] == 1 and first["review"]["rows"]
+
+    with_token = _environ(tmp_path, work, github, "schedule", token=True)
+    attempt_one = _invoke(with_token, "publish", "s1-a1", "s2-a1")  # the first attempt's publish job
+    assert attempt_one.exit_code == 1, attempt_one.output
+    (tmp_path / "runner/output").write_text("")
+    rerun = _invoke(with_token, "publish", "s1-a1", "s2-a1", "s2-a2")  # the re-run's publish job
+    assert rerun.exit_code == 0, rerun.output
+    assert "shard 2/2: attempt 1 is replaced by attempt 2" in rerun.output
+    outputs = _outputs(tmp_path)
+    assert (outputs["passed"], outputs["failed"]) == ("2", "0")
+    lines = [line for name in ("alpha", "beta") for line in _history(origin, name)]
+    run_ids = [line["run_id"] for line in lines]
+    assert len(run_ids) == len(set(run_ids)) == 3  # shard 1 once, both attempts of shard 2 once each
+    assert sorted(str(line["verdict"]) for line in lines) == ["fail", "pass", "pass"]

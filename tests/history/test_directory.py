@@ -87,8 +87,9 @@ def test_processes_appending_at_once_keep_whole_lines(tmp_path: Path) -> None:
         "from trialbook.history import DirectoryStore\n"
         "from tests.history.helpers import line\n"
         "store = DirectoryStore(Path(sys.argv[1]))\n"
+        "pad = {'pad': 'z' * 5000}\n"
         "for i in range(50):\n"
-        "    store.append([line('x', f'p{sys.argv[2]}', minutes=i, extra={'pad': 'z' * 5000})] * 3)\n"
+        "    store.append([line('x', f'p{sys.argv[2]}', minutes=i, extra=pad) for _ in 'abc'])\n"
     )
     root = Path(__file__).parents[2]
     procs = [

@@ -39,7 +39,7 @@ from ._env import ActionsEnv
 from ._files import write_outputs, write_summary
 from ._http import GitHubApi
 from ._report import action_outputs, cancellation_message, failure_annotations
-from ._state import CiState, merge_states, read_state, write_state
+from ._state import CiState, latest_attempts, merge_states, read_state, write_state
 from ._trigger import DEFAULT_LABEL, TriggerPlan, decide_trigger
 from ._workflow_run import comment_target
 
@@ -187,6 +187,7 @@ def _state_of(report: RunReport, options: RunOptions, plan: TriggerPlan, env: Ac
         else pending_lines(report, options),
         history_problems=list(report.history_problems),
         shard=f"{options.shard[0]}/{options.shard[1]}" if options.shard else None,
+        run_attempt=env.run_attempt,
     )
 
 
@@ -309,7 +310,10 @@ def publish(
     if announce_masks:
         mask_secrets([token] if token else [])
     if state is None:
-        state = merge_states([read_state(folder) for folder in folders or (inputs.results_dir,)])
+        states, replaced = latest_attempts([read_state(f) for f in folders or (inputs.results_dir,)])
+        for note in replaced:
+            print(f"trialbook publish: {note}; only the newest attempt is reported.", flush=True)
+        state = merge_states(states)
         if len(folders) > 1:
             _warn_unrun_shards(state)
     mask = Masker([token] if token else []).text

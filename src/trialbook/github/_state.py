@@ -28,6 +28,7 @@ __all__ = [
     "STATE_FILE",
     "STATE_VERSION",
     "CiState",
+    "latest_attempts",
     "merge_states",
     "read_state",
     "write_state",
@@ -55,6 +56,8 @@ class CiState:
         history_lines: the lines this run decided, to be recorded by the publisher.
         history_problems: warnings about history met while running (already shown in that step's log).
         shard: ``I/N`` when the run was one shard of several.
+        run_attempt: the workflow run's attempt (``GITHUB_RUN_ATTEMPT``) that wrote the folder, or
+            ``None`` when unknown; re-running failed jobs leaves one folder per attempt of a shard.
     """
 
     reason: str
@@ -68,6 +71,7 @@ class CiState:
     history_lines: Sequence[HistoryLine] = ()
     history_problems: Sequence[str] = ()
     shard: str | None = None
+    run_attempt: int | None = None
 
 
 def _row_json(row: ReviewRow) -> dict[str, Any]:
@@ -165,6 +169,7 @@ def state_to_json(state: CiState) -> dict[str, Any]:
         "exit_code": state.exit_code,
         "error": state.error,
         "shard": state.shard,
+        "run_attempt": state.run_attempt,
         "review": {
             "rows": [_row_json(row) for row in review.rows],
             "cached": _listed_json(review.cached),
@@ -197,6 +202,7 @@ def state_from_json(data: object, where: str) -> CiState:
             exit_code=int(data["exit_code"]),
             error=data["error"],
             shard=data["shard"],
+            run_attempt=_attempt(data.get("run_attempt")),
             review=Review(
                 rows=[_row(row) for row in review["rows"]],
                 cached=_listed(review["cached"]),
@@ -223,6 +229,40 @@ _SEVERITY = {
     130: 4,
     143: 4,
 }
+
+
+def _attempt(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"run_attempt: expected a whole number >= 1 or null, got {value!r}")
+    return value
+
+
+def latest_attempts(states: Sequence[CiState]) -> tuple[list[CiState], list[str]]:
+    """Each shard's newest attempt, in the given order, and a note for every older one dropped.
+
+    Re-running a workflow's failed jobs runs the failed shards again while the others keep their
+    first attempt's artifact, so a publish job downloads two folders for a re-run shard. Only the
+    newest one counts: the older one's rows would show the failure the re-run replaced. (Its history
+    lines were recorded by the earlier attempt's publish job, and a line recorded twice is kept once.)
+    Folders without a shard or an attempt are all kept.
+    """
+    newest: dict[str, int] = {}
+    for state in states:
+        if state.shard is not None and state.run_attempt is not None:
+            newest[state.shard] = max(newest.get(state.shard, 0), state.run_attempt)
+    kept: list[CiState] = []
+    dropped: list[str] = []
+    for state in states:
+        if state.shard is None or state.run_attempt is None or state.run_attempt == newest[state.shard]:
+            kept.append(state)
+        else:
+            dropped.append(
+                f"shard {state.shard}: attempt {state.run_attempt} is replaced by attempt "
+                f"{newest[state.shard]}"
+            )
+    return kept, dropped
 
 
 def merge_states(states: Sequence[CiState]) -> CiState:

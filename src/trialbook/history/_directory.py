@@ -1,7 +1,9 @@
 """History in a plain folder: ``<root>/<id>.jsonl``, for local use and for CI setups that keep files.
 
 Appends use ``O_APPEND`` plus an exclusive ``flock`` and write a whole batch with one ``write`` call, so
-several processes appending to the same file interleave whole batches, never half lines. Atomic
+several processes appending to the same file interleave whole batches, never half lines. A line already
+in the file (the same bytes: lines carry a unique ``run_id``) is not written again, so recording one
+run's lines twice, as a re-run publish job does, keeps them once. Atomic
 replace (temp file + rename) is deliberately not used: two writers replacing the same file would drop
 each other's lines, which append-only history must never do.
 """
@@ -39,12 +41,12 @@ class DirectoryStore:
         return self.root.joinpath(*id_to_parts(eval_id))
 
     def append(self, lines: Sequence[HistoryLine]) -> None:
-        """Append each id's lines to its file with one locked write, then fsync."""
-        batches: dict[str, list[str]] = defaultdict(list)
+        """Append each id's lines that its file lacks with one locked write, then fsync."""
+        batches: dict[str, list[bytes]] = defaultdict(list)
         for line in lines:
-            batches[line.id].append(line.to_json_line())
+            batches[line.id].append(line.to_json_line().encode())
         for eval_id, texts in batches.items():
-            _append_file(self.path_for(eval_id), ("\n".join(texts) + "\n").encode())
+            _append_file(self.path_for(eval_id), texts)
 
     def read(self, eval_id: str) -> list[HistoryLine]:
         """Every valid line of ``eval_id``, in file order."""
@@ -96,14 +98,20 @@ def _read_bytes(path: Path) -> bytes:
         return b""
 
 
-def _append_file(path: Path, payload: bytes) -> None:
+def _append_file(path: Path, lines: list[bytes]) -> None:
     created = not path.exists()
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
+        present = _read_all(fd, size)
+        known = set(present.split(b"\n"))
+        new = list(dict.fromkeys(line for line in lines if line not in known))
+        if not new:
+            return
+        payload = b"\n".join(new) + b"\n"
+        if size and not present.endswith(b"\n"):
             # A file cut short (or edited by hand) must not glue our first line onto its last one.
             payload = b"\n" + payload
         view = memoryview(payload)
@@ -114,6 +122,17 @@ def _append_file(path: Path, payload: bytes) -> None:
         os.close(fd)  # closing also drops the flock
     if created:
         _fsync_dir(path.parent)
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    chunks, offset = [], 0
+    while offset < size:
+        chunk = os.pread(fd, size - offset, offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -121,6 +121,9 @@ class GitBranchStore:
     def append(self, lines: Sequence[HistoryLine]) -> None:
         """Commit ``lines`` on the branch: one commit for the whole batch, parents never skipped.
 
+        Lines the branch already holds (the same bytes; each line carries a unique ``run_id``) are not
+        added again, so publishing one run's results twice records them once.
+
         The ref moves by compare-and-swap (``commit_on``), so two processes appending in the same
         repository cannot drop each other's commit, the first one included: the loser rebuilds on the
         new tip and retries.
@@ -128,21 +131,29 @@ class GitBranchStore:
         if not lines:
             return
         self._refuse_checked_out_branch()
-        texts: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        texts: dict[tuple[str, ...], list[bytes]] = defaultdict(list)
         for line in lines:
-            texts[id_to_parts(line.id)].append(line.to_json_line())
-        message = f"trialbook: {len(lines)} history line(s) for {len(texts)} eval(s)"
+            texts[id_to_parts(line.id)].append(line.to_json_line().encode())
         for _ in range(_LOCAL_ATTEMPTS):
             expected = self.tip(self.ref)
             base = self._base()
             tree = base.tree if base is not None else None
             history = subtree(self.repo, tree, HISTORY)
             files: dict[tuple[str, ...], pygit2.Oid] = {}
+            added = 0
             for parts, batch in texts.items():
                 old = blob_at(self.repo, history, parts) or b""
+                known = set(old.split(b"\n"))
+                new = list(dict.fromkeys(text for text in batch if text not in known))
+                if not new:
+                    continue
                 if old and not old.endswith(b"\n"):
                     old += b"\n"
-                files[parts] = self.repo.create_blob(old + ("\n".join(batch) + "\n").encode())
+                files[parts] = self.repo.create_blob(old + b"\n".join(new) + b"\n")
+                added += len(new)
+            if not files:
+                return  # every line is on the branch already: recording a run twice keeps it once
+            message = f"trialbook: {added} history line(s) for {len(files)} eval(s)"
             root = self.repo.TreeBuilder(tree) if tree is not None else self.repo.TreeBuilder()
             root.insert(HISTORY, write_files(self.repo, history, files), FileMode.TREE)
             parents = [base.id] if base is not None else []
