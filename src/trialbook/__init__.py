@@ -4,14 +4,9 @@ The public Python API: ``define_eval`` and the assertions for ``*.eval.py`` file
 custom agents, and ``run`` / ``RunOptions`` — the library call behind ``trialbook eval``.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("trialbook")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without metadata
-    __version__ = "0.0.0+unknown"
-
 from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
 
 if TYPE_CHECKING:
     from .agents import AgentSpec, script_agent

@@ -1,8 +1,15 @@
-"""Commands load on first use: ``--help`` imports none, and a run loads no agent SDK it does not use."""
+"""Commands load on first use: ``--help`` imports none, and a run loads only what it uses.
+
+A local run of a script agent needs no git library (unless it reads or writes a history branch or
+compares against a base), no XML or HTML rendering (unless asked for JUnit or a report), no installed
+distributions' metadata (unless it names a registered agent), no agent SDK and nothing of pytest. Each
+absence is checked next to a run that does use the module, so the probe is known to see it.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -48,23 +55,83 @@ def test_a_command_loads_only_itself(tmp_path: Path) -> None:
     assert commands == ["trialbook.cli.schema_cmd"]
 
 
-def test_a_script_agent_run_loads_no_copilot_sdk(tmp_path: Path) -> None:
-    evals = tmp_path / "evals"
-    evals.mkdir()
-    (evals / "ok.eval.yaml").write_text(
+# Loaded by no local run of a script agent: (module, what it is for).
+_NOT_FOR_A_LOCAL_RUN = {
+    "pygit2": "history branches, --changed",
+    "trialbook.history._git": "the history branch store",
+    "trialbook.select._git": "--changed",
+    "importlib.metadata": "registered agents",
+    "email": "importlib.metadata's parser",
+    "xml.etree.ElementTree": "--junit",
+    "trialbook.report.junit": "--junit",
+    "trialbook.report.html": "the viewer",
+    "jinja2": "the viewer",
+    "jsonschema": "tests only",
+    "hypothesis": "tests only",
+    "pytest": "the pytest plugin",
+    "trialbook.pytest_plugin": "the pytest plugin",
+    "copilot": "the Copilot adapter",
+    "trialbook.agents.copilot": "the Copilot adapter",
+    "trialbook.agents.claude_code": "the Claude Code adapter",
+    "trialbook.agents.codex": "the Codex adapter",
+    "trialbook.cli._json": "--json",
+}
+
+
+def _git(cwd: Path, *args: str) -> str:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env |= {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t.invalid"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout
+
+
+def _project(tmp_path: Path) -> tuple[Path, str]:
+    """A git repository with one script-agent eval committed; ``(folder, HEAD commit)``."""
+    work = tmp_path / "project"
+    (work / "evals").mkdir(parents=True)
+    (work / "evals" / "ok.eval.yaml").write_text(
         "prompt_text: write ok\n"
         "agents: [{name: bench, script: 'echo ok > out.txt'}]\n"
         "assert:\n  - file_contains: {path: out.txt, pattern: ok}\n"
     )
-    args = ("eval", str(evals), "--unsafe-local", "--results-dir", str(tmp_path / "results"))
-    done, modules = _loaded_modules(*args, cwd=tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "1/1" in done.stdout
-    # The negative control: the SDK is importable here, so its absence is trialbook's doing.
-    assert subprocess.run([sys.executable, "-c", "import copilot"], check=False).returncode == 0
-    assert [m for m in modules if m.split(".")[0] == "copilot"] == []
-    adapters = ("trialbook.agents.claude_code", "trialbook.agents.codex", "trialbook.agents.copilot")
-    assert [m for m in modules if m.startswith(adapters)] == []
+    _git(work, "init", "-q", "-b", "main")
+    _git(work, "add", "-A")
+    _git(work, "commit", "-q", "-m", "evals")
+    return work, _git(work, "rev-parse", "HEAD").strip()
+
+
+def _eval(work: Path, results: str, *extra: str, passed: str = "1/1") -> list[str]:
+    args = ("eval", "evals", "--unsafe-local", "--results-dir", results, *extra)
+    done, modules = _loaded_modules(*args, cwd=work)
+    assert done.returncode == (0 if passed == "1/1" else 1), done.stdout + done.stderr
+    assert passed in done.stdout
+    return modules
+
+
+def test_a_local_script_agent_run_loads_only_what_it_uses(tmp_path: Path) -> None:
+    work, head = _project(tmp_path)
+    modules = _eval(work, "results")
+    loaded = [m for m in modules if any(m == n or m.startswith(f"{n}.") for n in _NOT_FOR_A_LOCAL_RUN)]
+    assert loaded == []
+    # What it skipped it did not need: the commit is still recorded, read from git's own files.
+    suite = json.loads((work / "results" / "suite.json").read_text())
+    assert suite["metadata"]["git_commit"] == head
+    # The negative controls: each of these is importable here, so its absence is trialbook's doing.
+    importable = "import copilot, jinja2, jsonschema, hypothesis, pytest, pygit2"
+    assert subprocess.run([sys.executable, "-c", importable], check=False).returncode == 0
+
+
+def test_the_probe_sees_what_a_run_asking_for_more_loads(tmp_path: Path) -> None:
+    work, _ = _project(tmp_path)
+    modules = _eval(work, "with-branch", "--history-branch", "trialbook-results", "--junit", "junit.xml")
+    assert {"pygit2", "trialbook.history._git", "xml.etree.ElementTree", "trialbook.report.junit"} <= set(
+        modules
+    )
+    assert "<testsuite" in (work / "junit.xml").read_text()
+    # The literal agent writes no out.txt, so its trial fails; it is a registered agent, looked up.
+    agents = _eval(work, "with-literal", "--agent", "literal", passed="0/1")
+    assert "importlib.metadata" in agents
 
 
 def test_every_command_module_is_registered() -> None:

@@ -8,14 +8,25 @@ says why it cannot be used.
 from __future__ import annotations
 
 import traceback
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, UsageError
 from . import script
 from ._protocol import Agent, AgentFactory, AgentSpec
 
-__all__ = ["ENTRY_POINT_GROUP", "RegisteredAgent", "create_agent", "known_agent_names", "registered_agents"]
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "AgentNames",
+    "RegisteredAgent",
+    "create_agent",
+    "known_agent_names",
+    "registered_agents",
+]
 
 ENTRY_POINT_GROUP = "trialbook.agents"
 
@@ -30,12 +41,41 @@ class RegisteredAgent:
 
 
 def _entry_points() -> dict[str, EntryPoint]:
+    # importlib.metadata costs tens of ms to import and scans every installed distribution: only a run
+    # that names a registered agent (not a script agent) pays for it.
+    from importlib.metadata import entry_points
+
     return {point.name: point for point in entry_points(group=ENTRY_POINT_GROUP)}
 
 
 def known_agent_names() -> list[str]:
     """Every registered agent name, sorted; nothing is imported to list them."""
     return sorted(_entry_points())
+
+
+class AgentNames(Collection[str]):
+    """The registered agent names, looked up once, on first use, then kept for the whole run.
+
+    A run checks names at several steps (loading evals, ``--agent``, planning); one lookup serves them
+    all, and a run whose agents are all script agents never looks them up.
+    """
+
+    def __init__(self) -> None:
+        self._names: list[str] | None = None
+
+    def _loaded(self) -> list[str]:
+        if self._names is None:
+            self._names = known_agent_names()
+        return self._names
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._loaded()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
 
 
 def _load(point: EntryPoint) -> AgentFactory:

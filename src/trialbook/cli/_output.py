@@ -9,8 +9,6 @@ import click
 from .._words import plural
 from ..errors import ExitCode
 from ..fsutil import atomic_write_text
-from ..report.junit import render_junit
-from ..report.markdown import render_summary
 from ..report.terminal import render_table
 from ..runner import RunOptions, RunReport
 from ..runner._arms import comparisons
@@ -114,9 +112,13 @@ def write_report_files(report: RunReport, options: RunOptions) -> None:
         return
     mask = report.masker.text
     if options.junit is not None:
+        from ..report.junit import render_junit  # XML machinery only for runs asked for --junit
+
         # Masked value by value inside the renderer: masking the finished XML could touch its markup.
         atomic_write_text(options.junit, render_junit(report.suite, mask))
     if options.summary is not None:
+        from ..report.markdown import render_summary
+
         review = review_of(report)
         text = render_summary(
             review.rows,

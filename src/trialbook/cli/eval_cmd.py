@@ -13,7 +13,6 @@ from ..history._network import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_IDLE_TIMEOUT_S
 from ..runner import RunOptions, SilentSink, handle_signals, run
 from ..select import parse_shard
 from ._common import env_option, paths_argument
-from ._json import emit_json
 from ._output import emit_report
 from ._progress import TerminalProgress
 
@@ -200,6 +199,8 @@ def eval_command(as_json: bool, **params: Any) -> None:
     options = run_options(params)
     with handle_signals() as cancel:
         if as_json:
+            from ._json import emit_json
+
             # Only the document on stdout: notices (forecast, warnings) go to stderr.
             report = run(options, SilentSink(), notice=lambda text: click.echo(text, err=True))
             code = emit_json(report, options)

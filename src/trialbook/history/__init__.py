@@ -3,23 +3,69 @@
 ``GitBranchStore`` keeps ``history/<id>.jsonl`` on an orphan branch (default ``trialbook-results``)
 written without a checkout and shared by fetch, union merge and push; ``DirectoryStore`` keeps
 ``<dir>/<id>.jsonl``. Both satisfy ``HistoryStore``; ``open_store`` picks one from the CLI options.
+
+The names load on first use: a run without history (or with ``--history-dir``) never imports pygit2
+and the git store, whose import alone costs a local one-trial run more than its trial.
 """
 
-from ._directory import DirectoryStore
-from ._factory import open_store
-from ._git import DEFAULT_BRANCH, GitBranchStore, default_signature
-from ._line import LINE_VERSION, HistoryLine, Verdict, format_started_at, new_run_id, parse_started_at
-from ._network import NetworkTimeouts
-from ._protocol import (
-    HistoryAuthError,
-    HistoryError,
-    HistoryFetchError,
-    HistoryPushError,
-    HistoryStore,
-    SyncAction,
-    SyncReport,
-)
-from ._union import union_lines
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._directory import DirectoryStore
+    from ._factory import open_store
+    from ._git import DEFAULT_BRANCH, GitBranchStore, default_signature
+    from ._line import LINE_VERSION, HistoryLine, Verdict, format_started_at, new_run_id, parse_started_at
+    from ._network import NetworkTimeouts
+    from ._protocol import (
+        HistoryAuthError,
+        HistoryError,
+        HistoryFetchError,
+        HistoryPushError,
+        HistoryStore,
+        SyncAction,
+        SyncReport,
+    )
+    from ._union import union_lines
+
+_LAZY = {
+    "DirectoryStore": "_directory",
+    "open_store": "_factory",
+    "DEFAULT_BRANCH": "_git",
+    "GitBranchStore": "_git",
+    "default_signature": "_git",
+    "LINE_VERSION": "_line",
+    "HistoryLine": "_line",
+    "Verdict": "_line",
+    "format_started_at": "_line",
+    "new_run_id": "_line",
+    "parse_started_at": "_line",
+    "NetworkTimeouts": "_network",
+    "HistoryAuthError": "_protocol",
+    "HistoryError": "_protocol",
+    "HistoryFetchError": "_protocol",
+    "HistoryPushError": "_protocol",
+    "HistoryStore": "_protocol",
+    "SyncAction": "_protocol",
+    "SyncReport": "_protocol",
+    "union_lines": "_union",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "DEFAULT_BRANCH",

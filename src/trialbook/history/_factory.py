@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-import pygit2
+from typing import TYPE_CHECKING
 
 from trialbook.errors import UsageError
 
 from ._directory import DirectoryStore
-from ._git import GitBranchStore
-from ._network import NetworkTimeouts
-from ._protocol import HistoryStore
+
+if TYPE_CHECKING:
+    from ._network import NetworkTimeouts
+    from ._protocol import HistoryStore
 
 __all__ = ["open_store"]
 
@@ -45,6 +45,11 @@ def open_store(
         if push:
             raise UsageError("--push needs --history-branch (for example trialbook-results)")
         return None
+    # Only a branch store needs libgit2: a run without history, or with a folder, never loads it.
+    import pygit2
+
+    from ._git import GitBranchStore
+
     found = pygit2.discover_repository(str(repo_path))
     if found is None:
         raise UsageError(f"{repo_path}: --history-branch needs a git repository")

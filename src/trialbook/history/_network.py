@@ -17,8 +17,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import pygit2
-
 from trialbook.errors import UsageError
 
 __all__ = [
@@ -77,6 +75,8 @@ class NetworkTimeouts:
 
     def apply(self) -> None:
         """Set them in libgit2 for the operations that follow (the settings are process-wide)."""
+        import pygit2  # here, not at the top: the timeouts are resolved in runs that never load libgit2
+
         pygit2.settings.server_connect_timeout = max(1, round(self.connect_s * 1000))
         pygit2.settings.server_timeout = max(1, round(self.idle_s * 1000))
 

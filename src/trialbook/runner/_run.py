@@ -8,13 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..agents import known_agent_names
+from ..agents import AgentNames
 from ..errors import BudgetForecastError, ExitCode, RunAbortedError, UsageError
 from ..evidence import JsonObject, SuiteReport, publish_json, suite_to_json
 from ..history import HistoryLine, HistoryStore, NetworkTimeouts, open_store
 from ..leftovers import Swept, sweep
 from ..masking import Masker
-from ..select import BaseTree, changed_evals, head_commit
+from ..select import head_commit
 from ..spec import EvalSpec, load_evals
 from ._cancel import current_cancellation
 from ._controls import apply_controls, plan_controls
@@ -122,12 +122,14 @@ def sweep_leftovers(options: RunOptions) -> Swept:
     return sweep(file_folders=leftover_folders(options))
 
 
-def load_specs(options: RunOptions) -> list[EvalSpec]:
+def load_specs(options: RunOptions, agent_names: AgentNames | None = None) -> list[EvalSpec]:
     """Load every eval under the given paths, or fail with every problem at once."""
     missing = [str(path) for path in options.paths if not path.exists()]
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(missing)}")
-    specs = load_evals(list(options.paths), known_agents=known_agent_names())
+    specs = load_evals(
+        list(options.paths), known_agents=agent_names if agent_names is not None else AgentNames()
+    )
     if not specs:
         shown = ", ".join(str(path) for path in options.paths)
         raise UsageError(f"no eval files (*.eval.yaml, *.eval.py) found under {shown}")
@@ -144,7 +146,8 @@ def run(
     and refused runs (and, with ``budget_strict``, a forecast above the budget), before any trial starts.
     """
     started = time.time()
-    specs = load_specs(options)
+    agent_names = AgentNames()  # looked up once, and only if an eval or --agent names a registered agent
+    specs = load_specs(options, agent_names)
     if not options.dry_run:
         sweep_leftovers(options)
     secret_names = sorted({name for spec in specs for name in spec.secrets})
@@ -164,7 +167,7 @@ def run(
         ),
     )
     try:
-        report = _plan(options, specs, pool, store, notice)
+        report = _plan(options, specs, pool, store, agent_names, notice)
         report.masker = masker
         report.warnings = secret_warnings(specs, options.environ)
         runnable = [entry for entry in report.plan if entry.action == "run"]
@@ -199,23 +202,26 @@ def _plan(
     specs: list[EvalSpec],
     pool: AgentPool,
     store: HistoryStore | None,
+    agent_names: AgentNames,
     notice: Callable[[str], None] | None = None,
 ) -> RunReport:
     changed: dict[str, str] | None = None
     unchanged: dict[str, str] | None = None
     if options.changed:
+        from ..select import BaseTree, changed_evals  # reads git objects: pygit2 only for --changed
+
         changed, unchanged = changed_evals(specs, BaseTree(options.repo, options.base))
     if store is not None and not options.dry_run:
         trouble = sync(store)
         if trouble is not None and notice is not None:
             notice(f"warning: history: {trouble}; planning with the local history only")
-    selection = selection_for(options, specs, known_agent_names())
+    selection = selection_for(options, specs, agent_names)
     plan = build_plan(
         specs,
         pool=pool,
         environ=options.environ,
         selection=selection,
-        registered=known_agent_names(),
+        registered=agent_names,
         shard=options.shard,
         durations=expected_seconds(store) if store is not None and options.shard else None,
         trials=options.trials,

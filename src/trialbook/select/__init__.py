@@ -1,10 +1,49 @@
-"""Which eval × agent pairs run: cache decisions, changed-only selection against a base ref, shards."""
+"""Which eval × agent pairs run: cache decisions, changed-only selection against a base ref, shards.
 
-from ._changed import changed_evals
-from ._decide import CACHEABLE_VERDICTS, LastRun, cache_decision, parse_shard
-from ._git import BaseTree, head_commit, open_repository
-from ._shards import balanced_shard_of, shard_of
-from ._tree import tree_hash
+The names load on first use: reading the base ref needs pygit2, which a run without ``--changed``
+never loads.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._changed import changed_evals
+    from ._decide import CACHEABLE_VERDICTS, LastRun, cache_decision, parse_shard
+    from ._git import BaseTree, open_repository
+    from ._head import head_commit
+    from ._shards import balanced_shard_of, shard_of
+    from ._tree import tree_hash
+
+_LAZY = {
+    "changed_evals": "_changed",
+    "CACHEABLE_VERDICTS": "_decide",
+    "LastRun": "_decide",
+    "cache_decision": "_decide",
+    "parse_shard": "_decide",
+    "BaseTree": "_git",
+    "open_repository": "_git",
+    "head_commit": "_head",
+    "balanced_shard_of": "_shards",
+    "shard_of": "_shards",
+    "tree_hash": "_tree",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "CACHEABLE_VERDICTS",

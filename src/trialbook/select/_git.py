@@ -8,21 +8,13 @@ import pygit2
 
 from ..errors import UsageError
 
-__all__ = ["BaseTree", "head_commit", "open_repository"]
+__all__ = ["BaseTree", "open_repository"]
 
 
 def open_repository(path: Path) -> pygit2.Repository | None:
     """The repository containing ``path``, or ``None`` outside one."""
     found = pygit2.discover_repository(str(path))
     return pygit2.Repository(found) if found is not None else None
-
-
-def head_commit(path: Path) -> str | None:
-    """The commit HEAD points at, or ``None`` outside a repository or before the first commit."""
-    repo = open_repository(path)
-    if repo is None or repo.head_is_unborn:
-        return None
-    return str(repo.head.target)
 
 
 class BaseTree:
