@@ -13,7 +13,6 @@ and the key, never silently ignored.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,8 @@ def find_config(folder: Path) -> tuple[Path, dict[str, Any]] | None:
         path = folder / name
         if not path.is_file():
             continue
+        import tomllib  # only when there is a file to read
+
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING
 
 from trialbook.errors import UsageError
 
-from ._directory import DirectoryStore
-
 if TYPE_CHECKING:
     from ._network import NetworkTimeouts
     from ._protocol import HistoryStore
@@ -40,6 +38,8 @@ def open_store(
     if history_dir is not None:
         if push:
             raise UsageError("--push shares a history branch; with --history-dir use --no-push")
+        from ._directory import DirectoryStore
+
         return DirectoryStore(history_dir)
     if history_branch is None:
         if push:

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from .._words import plural
 from ..history import HistoryLine
-from ..report.markdown import format_duration
 from ._plan import PlanEntry
 
 __all__ = ["Forecast", "PairForecast", "forecast"]
@@ -85,11 +84,12 @@ class Forecast:
             cost = f"at least ${self.known_cost_usd:.2f} (unknown for {self.unknown_cost} of {total})"
         wall = self.wall_s
         unknown_time = sum(1 for pair in self.pairs if pair.seconds_per_trial is None)
-        time = (
-            f"{format_duration(wall)} at concurrency {self.concurrency}"
-            if wall is not None
-            else f"unknown (no history for {unknown_time} of {total})"
-        )
+        if wall is not None:
+            from ..report.markdown import format_duration  # the renderers, loaded only to word a known time
+
+            time = f"{format_duration(wall)} at concurrency {self.concurrency}"
+        else:
+            time = f"unknown (no history for {unknown_time} of {total})"
         return (
             f"forecast: {plural(self.trials, 'trial')} of {plural(total, 'eval × agent pair')}: cost {cost}, "
             f"wall time {time} (medians from history)"
