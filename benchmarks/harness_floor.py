@@ -14,7 +14,8 @@ hits floor and trialbook alike):
 - ``copy``: a 1,000-file template copied into a trial sandbox and removed again, against
   ``cp -a`` + ``rm -rf`` of the same template on the same filesystem.
 - ``startup``: ``trialbook eval`` of one trial and ``trialbook --help`` as subprocesses, against
-  ``python -c pass``.
+  ``python -c pass``, each from compiled bytecode (written once into a temporary cache) and compiling
+  every module from source (``PYTHONDONTWRITEBYTECODE=1``, which some machines set).
 
 "marginal ms/trial" is ``(wall(N) - wall(1)) / (N - 1)``: what one more trial costs once the run has
 started, so the fixed cost of a run (planning, ``suite.json``) is left out; "CPU ms/trial" is the same
@@ -239,6 +240,8 @@ def _copy_table(args: argparse.Namespace) -> None:
 
 
 def _startup_table() -> None:
+    from benchmarks.startup import bytecode_envs
+
     with tempfile.TemporaryDirectory(prefix="trialbook-floor-") as tmp:
         eval_file = _eval_file(Path(tmp) / "evals", 1, False)
         one_trial = [str(TRIALBOOK), "eval", str(eval_file), "--unsafe-local", "--results-dir", f"{tmp}/r"]
@@ -247,11 +250,13 @@ def _startup_table() -> None:
             "trialbook --help": [str(TRIALBOOK), "--help"],
             "trialbook eval, one trial": one_trial,
         }
-        print("\n| startup (median of 7) | wall ms | CPU ms |")
-        print("| --- | ---: | ---: |")
-        for name, argv in cases.items():
-            wall, cpu = time_command(argv)
-            print(f"| {name} | {wall:,.0f} | {cpu:,.0f} |")
+        print("\n| startup (median of 7) | modules from | wall ms | CPU ms |")
+        print("| --- | --- | ---: | ---: |")
+        for how, env in bytecode_envs(f"{tmp}/pycache").items():
+            for name, argv in cases.items():
+                subprocess.run(argv, check=True, capture_output=True, env=env)  # writes the bytecode once
+                wall, cpu = time_command(argv, env)
+                print(f"| {name} | {how} | {wall:,.0f} | {cpu:,.0f} |")
 
 
 def _profile(trials: int, concurrency: int) -> None:

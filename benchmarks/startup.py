@@ -12,6 +12,7 @@ time mostly measures the neighbours.
 
 from __future__ import annotations
 
+import os
 import resource
 import statistics
 import subprocess
@@ -31,16 +32,30 @@ CASES = {
 }
 
 
-def _time(argv: list[str]) -> tuple[float, float]:
+def _time(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     walls, cpus = [], []
     for _ in range(REPEATS):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        subprocess.run(argv, check=True, capture_output=True)
+        subprocess.run(argv, check=True, capture_output=True, env=env)
         walls.append(time.perf_counter() - started)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     return statistics.median(walls) * 1000, statistics.median(cpus) * 1000
+
+
+def bytecode_envs(folder: str) -> dict[str, dict[str, str]]:
+    """Two well-defined ways to start, each with its own bytecode cache under ``folder``.
+
+    ``bytecode``: compiled once, then read (as an installed package runs). ``source``: nothing compiled
+    is read or written, the standard library included, so every start compiles every module (the
+    worst case; machines that set ``PYTHONDONTWRITEBYTECODE`` compile trialbook and its dependencies on
+    every start but read the standard library's bytecode, which lies between the two).
+    """
+    compiled = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    compiled["PYTHONPYCACHEPREFIX"] = f"{folder}/bytecode"
+    source = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": f"{folder}/empty"}
+    return {"bytecode": compiled, "source": source}
 
 
 def main() -> None:
