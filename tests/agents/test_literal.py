@@ -86,7 +86,11 @@ async def test_steps_run_in_order_in_one_shell(sandbox: Sandbox, tmp_path: Path)
     assert [t.role for t in result.turns] == ["user", "assistant", "assistant", "assistant", "assistant"]
     log = (tmp_path / "out" / "literal.log").read_text()
     assert "step 2 of 3 (line 11), sh" in log
-    assert "neon: init --project-id demo" in log
+    # The log is the index of the steps; each output is stored once, in its step file.
+    output = f"neon: init --project-id demo\n{sandbox.workdir}/app\n"
+    assert f"--- output: literal/step-2.out, {len(output)} bytes ---\n--- exit code 0 ---" in log
+    assert "neon: init" not in log
+    assert (tmp_path / "out" / "literal/step-2.out").read_text() == output
 
 
 @pytest.mark.asyncio

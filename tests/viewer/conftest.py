@@ -118,6 +118,35 @@ def example_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return results
 
 
+LOUD_EVAL = """
+prompt_text: |
+  Count, then finish.
+
+  ```bash
+  seq 1 100000
+  ```
+
+  ```bash
+  echo finished
+  ```
+agents: [literal, {name: loud, script: "seq 1 100000; echo finished"}]
+negative_control: false
+assert:
+  - succeeds: 'true'
+"""
+
+
+@pytest.fixture(scope="session")
+def loud_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A literal step and a script agent that each print 600 KB: their records hold excerpts."""
+    root = tmp_path_factory.mktemp("loud-run")
+    write(root / "evals/loud.eval.yaml", LOUD_EVAL)
+    results = root / "results"
+    result = run_eval(str(root / "evals"), "--results-dir", str(results), "--concurrency", "1")
+    assert result.exit_code == 0, result.output
+    return results
+
+
 @pytest.fixture(scope="session")
 def cancelled_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run the budget stopped: trials left unstarted, so both evals are incomplete."""

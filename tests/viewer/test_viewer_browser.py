@@ -151,6 +151,37 @@ def test_pass_and_fail_side_by_side(example_run: Path, tmp_path: Path, open_page
     assert_clean(watched, page_file)
 
 
+def test_a_long_step_output_shows_its_excerpt_and_links_the_whole_file(
+    loud_run: Path, tmp_path: Path, open_page: Open
+) -> None:
+    page_file = render(loud_run, tmp_path / "report.html")
+    watched = open_page(page_file)
+    page = watched.page
+    for key, stored in [("loud::literal#1", "literal/step-1.out"), ("loud::loud#1", "script.log")]:
+        page.goto(page_file.as_uri() + "#trial=" + urllib.parse.quote(key, safe=":"))
+        tool = page.locator("#trial details.tool").first
+        tool.locator(":scope > summary").click()
+        tool.locator("details.fold > summary").first.click()  # the long output is folded: unfold it
+        shown = tool.inner_text()
+        # The record's excerpt: both ends of the output, and the line naming the file that has it all.
+        assert "1\n2\n3\n" in shown and "99999\n100000" in shown
+        assert f"left out here; the whole output is in {stored} in the trial folder" in shown
+        assert "\n50000\n" not in shown
+        link = tool.locator("a.output-file")
+        assert link.inner_text() == stored
+        target = Path(urllib.parse.unquote(urllib.parse.urlparse(link.get_attribute("href") or "").path))
+        if not target.is_absolute():
+            target = page_file.parent / target
+        whole = target.read_text()
+        assert "\n50000\n" in whole and whole.count("\n") >= 100_000
+    # The literal step after it is short: its output is shown whole, with its file linked too.
+    page.goto(page_file.as_uri() + "#trial=" + urllib.parse.quote("loud::literal#1", safe=":"))
+    second = page.locator("#trial details.tool").nth(1)
+    second.locator(":scope > summary").click()
+    assert "finished" in second.inner_text() and "left out" not in second.inner_text()
+    assert_clean(watched, page_file)
+
+
 def masked_forms(secret: str) -> list[str]:
     raw = secret.encode()
     return [

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from .. import __version__
 from ..evidence import AgentResult, JsonValue, StopReason, ToolCall, Turn
+from ._excerpt import excerpt
 from ._protocol import AgentTask, Availability
 
 __all__ = ["LocalAgent", "LocalStep", "local_result"]
@@ -38,7 +39,12 @@ class LocalAgent:
 
 @dataclass(frozen=True)
 class LocalStep:
-    """One command that ran: ``exit_code`` is ``None`` when it was killed at the deadline."""
+    """One command that ran: ``exit_code`` is ``None`` when it was killed at the deadline.
+
+    ``stored_in`` names the file of the trial folder that keeps ``output`` whole (``script.log``,
+    ``literal/step-N.out``); the evidence then carries an :func:`~._excerpt.excerpt` of it, so a long
+    output is stored once. Without a file the output is the evidence's own and is kept whole.
+    """
 
     call_id: str
     tool: str
@@ -46,6 +52,7 @@ class LocalStep:
     output: str
     exit_code: int | None
     error: str | None = None
+    stored_in: str | None = None
 
     def tool_call(self) -> ToolCall:
         """The step as evidence; a killed step completed (it was stopped) without succeeding."""
@@ -59,7 +66,7 @@ class LocalStep:
             arguments=self.arguments,
             completion_received=True,
             success=not failed,
-            result=self.output,
+            result=self.output if self.stored_in is None else excerpt(self.output, self.stored_in),
             error=error,
         )
 

@@ -10,7 +10,9 @@ was running.
 The step files bash reads and writes hold the secrets the prompt was rendered with, so they live in a
 private folder inside the sandbox's temporary folder, removed when the agent returns. The trial's output
 folder only ever receives masked copies (``literal/step-N.sh``, ``step-N.out``, ``progress``), written
-when the steps end, time out or are cancelled.
+when the steps end, time out or are cancelled. ``step-N.out`` is the one whole copy of a step's output:
+the tool call's result is an excerpt of it when it is long, and ``literal.log`` (each step's header,
+script and exit code, read by the HTML viewer) names the file and its size instead of repeating it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ from ._protocol import Agent, AgentSpec, AgentTask
 __all__ = ["LiteralAgent", "create"]
 
 _OPTIONS = frozenset({"env"})  # env is applied by the runner to the sandbox environment
+
+OUTPUT_FOLDER = "literal"
+"""The trial folder's folder for the steps: ``step-N.sh`` as run, ``step-N.out`` (the one whole copy of
+each step's output, up to ``limits.output``) and ``progress``."""
 
 
 def _driver(folder: Path, count: int) -> str:
@@ -102,7 +108,7 @@ class LiteralAgent(LocalAgent):
         """Run every step until one fails or the deadline passes; see the module docstring."""
         started = time.monotonic()
         steps = shell_steps(task.prompt)
-        folder = task.output_dir / "literal"
+        folder = task.output_dir / OUTPUT_FOLDER
         folder.mkdir(parents=True, exist_ok=True)
         scratch = _scratch_folder(task)
         capture = task.streams
@@ -154,12 +160,16 @@ class LiteralAgent(LocalAgent):
             output = outputs.get(f"step-{step.index}.out", b"").decode("utf-8", "replace")
             code = ended.get(step.index, None if outcome.timed_out else outcome.returncode)
             error = f"timed out after {task.timeout_s:g}s" if code is None else None
+            stored_in = f"{OUTPUT_FOLDER}/step-{step.index}.out"
             records.append(
-                LocalStep(f"step-{step.index}", "bash", {"command": step.script}, output, code, error)
+                LocalStep(
+                    f"step-{step.index}", "bash", {"command": step.script}, output, code, error, stored_in
+                )
             )
             status = error or f"exit code {code}"
+            size = len(outputs.get(f"step-{step.index}.out", b""))
             transcript.append(f"## {_describe(step, len(steps))}, {step.language}\n{step.script}")
-            transcript.append(f"--- output ---\n{output}--- {status} ---\n")
+            transcript.append(f"--- output: {stored_in}, {plural(size, 'byte')} ---\n--- {status} ---\n")
         shell_output = outcome.stdout.decode("utf-8", "replace")
         if shell_output:
             transcript.append(f"--- shell ---\n{shell_output}")

@@ -35,15 +35,19 @@ _FUNCTIONS: dict[str, ScriptFunction] = {}
 _OPTIONS = frozenset({"script", "python", "env", "cost_usd"})  # env is applied by the runner
 
 
+SCRIPT_LOG = "script.log"
+"""The trial folder's file that keeps a script agent's output whole (up to ``limits.output``)."""
+
 CLOSING_CHARS = 4096
-"""How much of a script's output ends its closing message; the whole output is its tool call's result."""
+"""How much of a script's output ends its closing message; the whole output is in :data:`SCRIPT_LOG`."""
 
 
 def closing_message(output: str) -> str:
     """What a shell script "says": its output, or the end of it when longer than :data:`CLOSING_CHARS`.
 
-    The output itself is the tool call's result already; repeating megabytes of it as the message would
-    store it twice. The end is kept, from a line start where one is near, and the cut is said.
+    The output itself is in :data:`SCRIPT_LOG` (and its excerpt in the tool call's result); repeating
+    megabytes of it as the message would store it again. The end is kept, from a line start where one
+    is near, and the cut is said.
     """
     if len(output) <= CLOSING_CHARS:
         return output
@@ -51,7 +55,7 @@ def closing_message(output: str) -> str:
     newline = tail.find("\n")
     if 0 <= newline < len(tail) - 1:
         tail = tail[newline + 1 :]
-    return f"[… the first {len(output) - len(tail)} characters are in the tool call's result]\n{tail}"
+    return f"[… the first {len(output) - len(tail)} characters are in {SCRIPT_LOG}]\n{tail}"
 
 
 def _reference(function: ScriptFunction) -> str:
@@ -118,7 +122,12 @@ class ScriptAgent(LocalAgent):
             step, stop_reason, said = await self._run_function(self.script, task)
             shown = f"python {_reference(self.script)}"
         log = f"$ {shown}\n{step.output}--- {step.error or 'exit code 0'} ---\n"
-        atomic_write_text(task.output_dir / "script.log", task.masker.text(log))
+        atomic_write_text(task.output_dir / SCRIPT_LOG, task.masker.text(log))
+        del log  # up to the output limit; the records below carry an excerpt, not another copy
+        # A shell script's output was masked as it was read; a function's message is masked here, so
+        # the excerpt is cut from masked text like every other cut.
+        output = step.output if isinstance(self.script, str) else task.masker.text(step.output)
+        step = replace(step, output=output, stored_in=SCRIPT_LOG)
         result = local_result(
             agent_name=self.name, task=task, steps=[step], final_message=said, success=step.error is None,
             stop_reason=stop_reason, error=step.error, started=started,

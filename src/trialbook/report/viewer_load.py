@@ -2,7 +2,8 @@
 
 The viewer's renderer is pure; this module is its edge. It finds the run folder a user means (a kept run,
 the ``latest`` one, a results folder or a ``suite.json``), loads the suite, and reads what each trial
-folder holds beside it (call log, sandbox changes, raw files, the literal agent's step headers). Every
+folder holds beside it (call log, sandbox changes, raw files, the literal agent's step headers, the files
+that keep a local agent's whole tool output: a record holds an excerpt of a long one). Every
 file was masked by the run that wrote it; nothing here adds unmasked text.
 """
 
@@ -34,6 +35,8 @@ class TrialFiles:
     changes: JsonObject | None = None
     raw_files: tuple[str, ...] = ()
     literal_steps: dict[str, str] = field(default_factory=dict)
+    output_files: dict[str, str] = field(default_factory=dict)
+    """The file (relative to ``folder``) that keeps a local tool call's whole output, by call id."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,18 @@ def _literal_steps(folder: Path) -> dict[str, str]:
     return {f"step-{match.group(2)}": match.group(1) for match in _STEP.finditer(text)}
 
 
+def _output_files(folder: Path) -> dict[str, str]:
+    """Where a script agent (``script.log``) or a literal step (``literal/step-N.out``) kept its output.
+
+    Their tool calls' records hold an excerpt of a long output naming that file; the viewer links it.
+    """
+    files = {"script-1": "script.log"} if (folder / "script.log").is_file() else {}
+    steps = folder / "literal"
+    if steps.is_dir():
+        files.update({path.stem: f"literal/{path.name}" for path in steps.glob("step-*.out")})
+    return files
+
+
 def _trial_files(folder: Path) -> TrialFiles:
     calls, problems = _calls(folder / "calls.jsonl")
     return TrialFiles(
@@ -135,6 +150,7 @@ def _trial_files(folder: Path) -> TrialFiles:
         changes=_changes(folder / "changes.json"),
         raw_files=_raw_files(folder),
         literal_steps=_literal_steps(folder),
+        output_files=_output_files(folder),
     )
 
 

@@ -132,7 +132,7 @@ def build_overview(run: RunData) -> list[dict[str, Any]]:
     return [_row(test) for test in run.suite.tests]
 
 
-def _tool_call(call: ToolCall) -> dict[str, Any]:
+def _tool_call(call: ToolCall, output_file: dict[str, str] | None = None) -> dict[str, Any]:
     arguments = call.arguments
     command = arguments.get("command") if isinstance(arguments, dict) else None
     if isinstance(command, str) and len(arguments) == 1:  # type: ignore[arg-type]
@@ -147,6 +147,7 @@ def _tool_call(call: ToolCall) -> dict[str, Any]:
         "arguments": _cut(text),
         "success": call.success,
         "result": _cut(call.result),
+        "output_file": output_file,
         "error": call.error,
         "complete": call.evidence_complete,
     }
@@ -180,6 +181,14 @@ def _href(path: Path, link_base: Path | None, prefix: str) -> str:
     if link_base is None:
         return path.absolute().as_uri()
     return prefix + "/".join(quote(part) for part in Path(os.path.relpath(path, link_base)).parts)
+
+
+def _output_links(files: TrialFiles, link_base: Path | None, prefix: str) -> dict[str, dict[str, str]]:
+    """A link, by call id, to the file that keeps a local tool call's whole output."""
+    return {
+        call_id: {"name": name, "href": _href(files.folder / name, link_base, prefix)}
+        for call_id, name in files.output_files.items()
+    }
 
 
 def literal_departure(
@@ -222,13 +231,19 @@ def build_trial(
     result = execution.result
     number = _trial_number(execution, index)
     calls_by_id = {call.call_id: call for call in result.all_tool_calls}
+    folder = files.folder if files else None
+    outputs = _output_links(files, link_base, link_prefix) if files else {}
+
+    def tool(call: ToolCall) -> dict[str, Any]:
+        return _tool_call(call, outputs.get(call.call_id or ""))
+
     turns = []
     shown: set[str | None] = set()
     for turn in result.turns:
-        tools = [_tool_call(calls_by_id[cid]) for cid in turn.tool_call_ids if cid in calls_by_id]
+        tools = [tool(calls_by_id[cid]) for cid in turn.tool_call_ids if cid in calls_by_id]
         shown.update(turn.tool_call_ids)
         turns.append({"role": turn.role, "content": _cut(turn.content), "tools": tools})
-    orphans = [_tool_call(c) for c in result.all_tool_calls if c.call_id not in shown]
+    orphans = [tool(c) for c in result.all_tool_calls if c.call_id not in shown]
     if orphans:
         turns.append({"role": "tools", "content": None, "tools": orphans})
     prompt = next((t.content for t in result.turns if t.role == "user"), None)
@@ -237,7 +252,6 @@ def build_trial(
     departure = None
     if result.agent_name == "literal" and execution.passed is False:
         departure = literal_departure(execution, passing, steps)
-    folder = files.folder if files else None
     return {
         "key": trial_key(test.id, number),
         "test": test.id,

@@ -118,6 +118,7 @@
     return el("details", {cls: "tool"}, el("summary", null, status + " " + step + call.name + "  " + (call.summary || "")),
       el("div", {cls: "small dim", text: "arguments"}), folded(call.arguments),
       el("div", {cls: "small dim", text: "output"}), folded(call.result),
+      call.output_file ? el("div", {cls: "small"}, "whole output: ", el("a", {cls: "output-file", href: call.output_file.href, text: call.output_file.name})) : null,
       call.error ? el("div", {cls: "failure", text: call.error}) : null,
       call.complete === false ? el("div", {cls: "failure", text: "evidence incomplete for this call"}) : null);
   }
