@@ -70,7 +70,8 @@ def test_a_guide_run_under_uv_run_sees_no_trialbook_interpreter(tmp_path: Path) 
         check=False,
     )
     trial = tmp_path / "results/evals/python-guide/literal/trial-1"
-    log = (trial / "literal.log").read_text() if (trial / "literal.log").exists() else ""
+    # The steps' outputs, each stored once in its step file (literal.log names them).
+    log = "".join(path.read_text() for path in sorted(trial.glob("literal/step-*.out")))
     assert done.returncode == 0, done.stdout + done.stderr + log
     assert f"prefix {ROOT / '.venv'}" not in log
     assert "pip " in log and ".venv/lib" in log  # the new virtualenv's own pip
