@@ -150,18 +150,24 @@ def test_a_secret_across_the_cut_point_is_masked_everywhere(tmp_path: Path) -> N
     assert "***" in document["assertions"][0]["actual"]
 
 
+def _run_literal(root: Path, steps: list[str], extra: str = "") -> tuple[Path, bytes, bytes]:
+    """A passing ``trialbook eval`` of a guide with these one-line bash steps, for the literal agent."""
+    fence = "```"
+    blocks = "".join(f"  {fence}bash\n  {step}\n  {fence}\n\n" for step in steps)
+    results = _write_eval(
+        root,
+        f"agents: [literal]\nprompt_text: |\n  Print.\n\n{blocks}"
+        f"{extra}negative_control: false\nassert:\n  - succeeds: 'true'\n",
+    )
+    process = trialbook(root, "eval", "evals", cgroup=False)
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 0, (out + err).decode()
+    return results, out, err
+
+
 def test_a_literal_steps_output_is_cut_to_the_limit(tmp_path: Path) -> None:
     limit = 4096
-    fence = "```"
-    results = _write_eval(
-        tmp_path,
-        "agents: [literal]\nprompt_text: |\n  Print.\n\n"
-        f"  {fence}bash\n  seq 1 200000\n  {fence}\n"
-        "limits: {output: 4KiB}\nnegative_control: false\nassert:\n  - succeeds: 'true'\n",
-    )
-    process = trialbook(tmp_path, "eval", "evals", cgroup=False)
-    out, err = process.communicate(timeout=180)
-    assert process.returncode == 0, (out + err).decode()
+    results, out, err = _run_literal(tmp_path, ["seq 1 200000"], "limits: {output: 4KiB}\n")
     trial = results / "evals/loud/literal/trial-1"
     step = (trial / "literal/step-1.out").read_bytes()
     (match,) = MARKER.finditer(step)
@@ -177,17 +183,8 @@ def test_a_literal_steps_output_is_cut_to_the_limit(tmp_path: Path) -> None:
 
 
 def test_a_literal_steps_big_output_is_stored_once_in_its_step_file(tmp_path: Path) -> None:
-    fence = "```"
     count = 2_000_000  # 14.9 MB of numbers: cut at the default limit
-    results = _write_eval(
-        tmp_path,
-        "agents: [literal]\nprompt_text: |\n  Print.\n\n"
-        f"  {fence}bash\n  seq 1 {count}\n  {fence}\n\n  {fence}bash\n  echo done\n  {fence}\n"
-        "negative_control: false\nassert:\n  - succeeds: 'true'\n",
-    )
-    process = trialbook(tmp_path, "eval", "evals", cgroup=False)
-    out, err = process.communicate(timeout=300)
-    assert process.returncode == 0, (out + err).decode()
+    results, _, _ = _run_literal(tmp_path, [f"seq 1 {count}", "echo done"])
     written = _files_written(tmp_path / ".trialbook")
     assert sum(written.values()) <= DEFAULT_LIMIT + STORED_ONCE_SLACK, _largest(written)
     trial = results / "evals/loud/literal/trial-1"
