@@ -75,3 +75,36 @@ def test_concurrent_trials_see_fresh_sandboxes_and_leave_none(
     written = "".join(p.read_text() for p in (tmp_path / "results").rglob("*") if p.is_file())
     assert "hunter2-token" not in written
     assert "said ***" in written  # the agent did print it: masked, not missing
+
+
+def test_at_concurrency_2_a_trial_starts_only_against_what_the_finished_ones_spent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # $0.5 a trial, $1.2 of budget, two places: trials 1 and 2 start on $0; each one's cost counts as its
+    # place frees, so trials 3 and 4 start on $0.5 and $1.0 and every later one finds $1.5 or more.
+    # A cost counted late (after the transcripts) would let a fifth trial start on $1.0.
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    path = tmp_path / "evals" / "costly.eval.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "prompt_text: work\nagents: [{name: s, script: 'sleep 0.2; touch done', cost_usd: 0.5}]\n"
+        "trials: 12\nassert:\n  - file_exists: done\n"
+    )
+    report = run(
+        RunOptions(
+            paths=(path,),
+            concurrency=2,
+            budget_usd=1.2,
+            unsafe_local=True,
+            results_dir=tmp_path / "results",
+            environ={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        )
+    )
+    (result,) = report.results
+    assert len(result.outcomes) == 4
+    assert result.unstarted == 8
+    assert report.ledger.spent_usd == pytest.approx(2.0)
+    assert sorted(p.name for p in scratch.iterdir() if p.name.startswith("trialbook-")) == []
+    assert len(list((tmp_path / "results").glob("evals/costly/s/trial-*/result.json"))) == 4

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..evidence import AgentResult
 from ..masking import Masker
 from ..sandbox import ShimConfig
 from ..sandbox._remover import SandboxRemover
@@ -20,7 +21,7 @@ from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._explain import more_checks_text, trial_failures, truncation_text
 from ._ledger import BudgetLedger
 from ._plan import AgentPool, PlanEntry
-from ._trial import TrialOutcome, TrialRequest, run_trial, settle
+from ._trial import NotStarted, TrialOutcome, TrialRequest, run_trial, settle, trial_cost
 from ._waves import Waves
 
 __all__ = ["ControlOutcome", "EntryResult", "run_plan"]
@@ -255,6 +256,7 @@ async def run_plan(
                 queue.append((result, reqs[depth]))
     total = len(queue)
     semaphore = asyncio.Semaphore(max(1, concurrency))
+    ready = asyncio.Semaphore(max(1, concurrency))
     # Each running trial may hold a worker thread for a while (a `succeeds` check, a template copy):
     # asyncio's default pool (CPU count + 4 threads) would make trials wait for each other's threads.
     loop = asyncio.get_running_loop()
@@ -282,19 +284,36 @@ async def run_plan(
             # Whatever happened to the trial, the next wave may now look.
             await waves.settled(result)
 
-    async def run_one(result: EntryResult, request: TrialRequest) -> None:
-        async with semaphore:
+    def refused(result: EntryResult) -> bool:
+        """Count a trial that must not start (the run is cancelled or the budget spent); ``True`` if so."""
+        if cancel is not None and cancel.requested:
+            result.cancelled += 1
+            return True
+        if ledger.exhausted:
+            result.unstarted += 1
+            return True
+        return False
+
+    class Slot:
+        """A place among the ``concurrency`` running trials (see ``TrialSlot``), bound to one trial."""
+
+        def __init__(self, result: EntryResult, request: TrialRequest) -> None:
+            self.result, self.request = result, request
+            self.preparing = True  # holds a place in ``ready`` until it enters
+
+        async def enter(self) -> None:
+            await semaphore.acquire()
+            self.preparing = False
+            ready.release()
             counters["remaining"] -= 1
-            if cancel is not None and cancel.requested:
-                result.cancelled += 1
-                return
-            if ledger.exhausted:
-                result.unstarted += 1
-                return
+            if refused(self.result):
+                semaphore.release()
+                raise NotStarted
             task = asyncio.current_task()
             assert task is not None
             running.add(task)
             counters["running"] += 1
+            request = self.request
             sink.trial_started(
                 TrialStarted(
                     request.eval_id,
@@ -304,38 +323,59 @@ async def run_plan(
                     counters["remaining"],
                 )
             )
+
+        def leave(self, agent_result: AgentResult | None) -> None:
+            task = asyncio.current_task()
+            running.discard(task)
+            counters["running"] -= 1
+            if agent_result is not None:
+                # Counted as the slot frees, so the next trial starts against what this one spent.
+                cost, estimated = trial_cost(agent_result)
+                request = self.request
+                label = f"{request.eval_id} [{request.agent_label}] trial {request.trial}"
+                ledger.record(label, cost, estimated=estimated)
+            semaphore.release()
+
+    async def run_one(result: EntryResult, request: TrialRequest) -> None:
+        # At most ``concurrency`` trials prepare a sandbox while waiting for a place, so the next trial's
+        # sandbox is ready when a place frees and a budget stop wastes at most that many.
+        await ready.acquire()
+        slot = Slot(result, request)
+        try:
+            if refused(result):
+                counters["remaining"] -= 1
+                return
             try:
-                outcome = await run_trial(request, pool.get(result.entry.agent), masker, remover=remover)
+                outcome = await run_trial(
+                    request, pool.get(result.entry.agent), masker, remover=remover, slot=slot
+                )
+            except NotStarted:
+                return
             except asyncio.CancelledError:
                 if cancel is None or not cancel.requested:
                     raise
                 result.cancelled += 1  # stopped by the signal: not a finished trial
                 return
-            finally:
-                running.discard(task)
-                counters["running"] -= 1
-            result.outcomes.append(outcome)
-            ledger.record(
-                f"{request.eval_id} [{request.agent_label}] trial {request.trial}",
-                outcome.cost_usd,
-                estimated=outcome.cost_estimated,
+        finally:
+            if slot.preparing:
+                ready.release()
+        result.outcomes.append(outcome)
+        counters["done"] += 1
+        sink.trial_finished(
+            TrialFinished(
+                eval_id=request.eval_id,
+                agent=request.agent_label,
+                trial=request.trial,
+                passed=outcome.passed,
+                stop_reason=outcome.result.stop_reason,
+                duration_s=outcome.duration_s,
+                cost_usd=outcome.cost_usd,
+                summary=masker.text(_summary_line(outcome)),
+                done=counters["done"],
+                total=total,
+                details=outcome.explanation.brief if outcome.explanation is not None else (),
             )
-            counters["done"] += 1
-            sink.trial_finished(
-                TrialFinished(
-                    eval_id=request.eval_id,
-                    agent=request.agent_label,
-                    trial=request.trial,
-                    passed=outcome.passed,
-                    stop_reason=outcome.result.stop_reason,
-                    duration_s=outcome.duration_s,
-                    cost_usd=outcome.cost_usd,
-                    summary=masker.text(_summary_line(outcome)),
-                    done=counters["done"],
-                    total=total,
-                    details=outcome.explanation.brief if outcome.explanation is not None else (),
-                )
-            )
+        )
 
     checks = [EntryResult(entry) for entry in controls]
 

@@ -7,26 +7,33 @@ import functools
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from ..agents import Agent, AgentTask
-from ..assertions import Assertion, Call, evaluate_all
+from ..assertions import Assertion, Call
 from ..evidence import AgentResult, AssertionRecord
-from ..masking import Masker, masked_call, masked_record, masked_result
+from ..masking import Masker
 from ..sandbox import Sandbox, ShimConfig, create_sandbox
 from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT, OutputCapture
-from ..sandbox._changes import CHANGES_FILE, record_changes
 from ..sandbox._remover import SandboxRemover
 from ..sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 from ..spec import InstructionFile, SkillFolder
-from ..verdict import trial_passed
-from ._explain import Explanation, explain_trial
-from ._inputs import place_inputs, placed_sources, skills_folder, with_loading
-from ._outputs import write_json, write_trial_files
+from ._explain import Explanation
+from ._inputs import place_inputs, skills_folder, with_loading
+from ._verdicts import Checked, Recorded, check_trial, record_trial, unused_shim_note, unused_shims
 
-__all__ = ["TrialOutcome", "TrialRequest", "run_trial", "settle", "unused_shim_note", "unused_shims"]
+__all__ = [
+    "NotStarted",
+    "TrialOutcome",
+    "TrialRequest",
+    "TrialSlot",
+    "run_trial",
+    "settle",
+    "unused_shim_note",
+    "unused_shims",
+]
 
 _T = TypeVar("_T")
 
@@ -110,20 +117,6 @@ async def _run_agent(agent: Agent, task: AgentTask) -> AgentResult:
         return _harness_failure(agent, message, "error", started, task.workdir)
 
 
-def unused_shims(shims: tuple[ShimConfig, ...], calls: tuple[Call, ...]) -> tuple[str, ...]:
-    """The declared shims the agent never called, in declaration order."""
-    called = {call.argv[0] for call in calls if call.argv}
-    return tuple(shim.name for shim in shims if shim.name not in called)
-
-
-def unused_shim_note(name: str) -> str:
-    """Why an unused shim is worth a look: the tool was not needed, or the agent went around ``PATH``."""
-    return (
-        f"shim {name} was declared but never called: the agent did not need it, or reached it without "
-        "PATH (an absolute path, command -p, an activated virtualenv)"
-    )
-
-
 def trial_cost(result: AgentResult) -> tuple[float | None, bool]:
     """``(cost, estimated)``: the agent's own figure, else an estimate from tokens, else unknown.
 
@@ -181,78 +174,40 @@ def _open_sandbox(request: TrialRequest) -> Sandbox:
     )
 
 
-@dataclass(frozen=True)
-class _Checked:
-    """What the checks made of a finished agent run, masked and written to the trial folder."""
-
-    result: AgentResult
-    records: tuple[AssertionRecord, ...]
-    calls: tuple[Call, ...]
-    passed: bool
-    unused: tuple[str, ...]
-    explanation: Explanation | None
-    truncated: dict[str, int] | None
+class NotStarted(Exception):
+    """A slot would not let the trial start: the run was cancelled, or the budget is spent."""
 
 
-def _check(
-    request: TrialRequest,
-    agent: Agent,
-    masker: Masker,
-    scope: TrialScope,
-    sandbox: Sandbox,
-    result: AgentResult,
-    capture: OutputCapture,
-) -> _Checked:
-    """Everything between the agent's end and the cleanup, in one worker thread (one hand-off, not six)."""
-    # What the agent left running (in its own session, double-forked) must not change the files the
-    # checks read; commands the checks start carry the marker and end with the trial.
-    scope.sweep()
-    # Snapshot the log now: commands that checks run later go through the shims too, but they are
-    # not the agent's calls.
-    agent_calls = sandbox.call_log.read_bytes() if sandbox.call_log.exists() else b""
-    # Likewise the file changes: what the agent left behind, before checks run their own commands.
-    placed = placed_sources(request.instructions, request.skills, skills_folder(agent))
-    changes = record_changes(request.template, sandbox.workdir, masker, placed)
-    finished = sandbox.finished(result, capture)
-    if finished.call_log_problems:
-        # A torn or unreadable call-log line means the record of what the agent ran is incomplete.
-        problems = tuple(f"call log: {problem}" for problem in finished.call_log_problems)
-        result = replace(result, capture_errors=(*result.capture_errors, *problems))
-        finished = sandbox.finished(result, capture)
-    calls = tuple(finished.calls)  # the agent's calls: read before the checks run their commands
-    unused = unused_shims(request.shims, calls)
-    records = evaluate_all(request.assertions, finished)
-    passed = trial_passed(result, [record.passed for record in records])
-    # Checks saw the real values; from here on, everything the trial captured is masked, before any
-    # of it is cut into a failure line, escaped into a report or written.
-    result = masked_result(result, masker)
-    records = tuple(masked_record(record, masker) for record in records)
-    calls = tuple(masked_call(call, masker) for call in calls)
-    explanation = None
-    truncated = capture.truncated
-    if not passed:
-        explanation = explain_trial(
-            result, records, calls, masker, timeout_s=request.timeout_s, folder=request.folder,
-            truncated=truncated,
-        )  # fmt: skip
-    notes = [unused_shim_note(name) for name in unused]
-    write_trial_files(
-        request.folder, result, records, agent_calls, masker, notes=notes, output_truncated=truncated
-    )
-    write_json(request.folder / CHANGES_FILE, changes, masker)
-    return _Checked(result, records, calls, passed, unused, explanation, truncated)
+class TrialSlot(Protocol):
+    """One of the run's ``concurrency`` places, held while the agent and the checks run.
+
+    Preparing the sandbox comes before :meth:`enter` and writing the transcripts and cleaning up after
+    :meth:`leave`, so a trial's file-system work overlaps other trials' agents instead of holding a place.
+    """
+
+    async def enter(self) -> None:
+        """Wait for a place; raise :class:`NotStarted` if the trial must not start after all."""
+
+    def leave(self, result: AgentResult | None) -> None:
+        """Give the place back, with the agent's result (its cost counts now) if it got that far."""
 
 
 async def run_trial(
-    request: TrialRequest, agent: Agent, masker: Masker, *, remover: SandboxRemover | None = None
+    request: TrialRequest,
+    agent: Agent,
+    masker: Masker,
+    *,
+    remover: SandboxRemover | None = None,
+    slot: TrialSlot | None = None,
 ) -> TrialOutcome:
     """Run one trial end to end; the sandbox is torn down (or kept) whatever happens.
 
     With ``remover`` the trial's processes are still ended before it returns, but its sandbox folder is
     handed to ``remover`` and removed in the background (the caller waits for it with
-    :meth:`SandboxRemover.close`); without one it is removed here.
+    :meth:`SandboxRemover.close`); without one it is removed here. With ``slot`` the agent and the checks
+    run inside it (see :class:`TrialSlot`); :class:`NotStarted` from it is raised once the sandbox is gone.
     """
-    started = time.monotonic()
+    preparing = time.monotonic()
     scope = supervisor().open_trial()
     capture = OutputCapture(request.output_limit, masker)
     try:
@@ -265,55 +220,85 @@ async def run_trial(
         raise asyncio.CancelledError
     # Set last, so an eval's env cannot take a process out of the trial.
     sandbox.env[TRIAL_MARKER] = scope.marker
+    prepared_s = time.monotonic() - preparing
+    started = time.monotonic()
     kept: Path | None = None
+    checked: Checked | None = None
+    result: AgentResult | None = None
     try:
-        placing_error: str | None = None
+        if slot is not None:
+            await slot.enter()
+            started = time.monotonic()
         try:
-            inputs = place_inputs(sandbox.workdir, request.instructions, request.skills, skills_folder(agent))
-        except (OSError, ValueError) as exc:
-            inputs, placing_error = (), f"placing the eval's instruction files and skills failed: {exc}"
-        task = AgentTask(
-            prompt=request.prompt,
-            workdir=sandbox.workdir,
-            home=sandbox.home,
-            env=dict(sandbox.env),
-            output_dir=request.folder,
-            timeout_s=request.timeout_s,
-            max_cost_usd=request.max_cost_usd,
-            eval_id=request.eval_id,
-            trial=request.trial,
-            masker=masker,
-            inputs=inputs,
-            capture=capture,
-        )
-        if placing_error is None:
-            result = with_loading(await _run_agent(agent, task), inputs)
-        else:
-            result = _harness_failure(agent, placing_error, "error", time.monotonic(), sandbox.workdir)
-        checked = await asyncio.to_thread(_check, request, agent, masker, scope, sandbox, result, capture)
+            result = await _agent_run(request, agent, masker, sandbox, capture)
+            checked = await asyncio.to_thread(
+                check_trial, request, agent, masker, scope, sandbox, result, capture
+            )
+        finally:
+            if slot is not None:
+                slot.leave(result)
     finally:
-        closed, cancelled = await settle(
-            functools.partial(_clean_up, scope, sandbox, request.keep_sandbox, remover)
+        write = (
+            None if checked is None else functools.partial(record_trial, request, checked, masker, capture)
+        )
+        (closed, recorded), cancelled = await settle(
+            functools.partial(_finish, scope, sandbox, request.keep_sandbox, remover, write)
         )
         kept = closed if request.keep_sandbox else None
     if cancelled:
         raise asyncio.CancelledError
-    result = checked.result
-    cost = trial_cost(result)
+    assert recorded is not None  # checked, so written
+    cost = trial_cost(recorded.result)
     return TrialOutcome(
         request=request,
-        result=result,
-        assertions=checked.records,
-        calls=checked.calls,
-        passed=checked.passed,
+        result=recorded.result,
+        assertions=recorded.records,
+        calls=recorded.calls,
+        passed=recorded.passed,
         cost_usd=cost[0],
         cost_estimated=cost[1],
-        duration_s=time.monotonic() - started,
+        duration_s=prepared_s + time.monotonic() - started,
         sandbox_path=kept,
-        unused_shims=checked.unused,
-        explanation=checked.explanation,
+        unused_shims=recorded.unused,
+        explanation=recorded.explanation,
         process_cleanup=scope.mechanism,
         stray_processes_killed=scope.killed,
         sandbox_copy=sandbox.copy,
-        output_truncated=checked.truncated,
+        output_truncated=recorded.truncated,
     )
+
+
+def _finish(
+    scope: TrialScope,
+    sandbox: Sandbox,
+    keep: bool,
+    remover: SandboxRemover | None,
+    write: Callable[[], Recorded] | None,
+) -> tuple[Path | None, Recorded | None]:
+    closed = _clean_up(scope, sandbox, keep, remover)
+    return closed, (write() if write is not None else None)
+
+
+async def _agent_run(
+    request: TrialRequest, agent: Agent, masker: Masker, sandbox: Sandbox, capture: OutputCapture
+) -> AgentResult:
+    try:
+        inputs = place_inputs(sandbox.workdir, request.instructions, request.skills, skills_folder(agent))
+    except (OSError, ValueError) as exc:
+        error = f"placing the eval's instruction files and skills failed: {exc}"
+        return _harness_failure(agent, error, "error", time.monotonic(), sandbox.workdir)
+    task = AgentTask(
+        prompt=request.prompt,
+        workdir=sandbox.workdir,
+        home=sandbox.home,
+        env=dict(sandbox.env),
+        output_dir=request.folder,
+        timeout_s=request.timeout_s,
+        max_cost_usd=request.max_cost_usd,
+        eval_id=request.eval_id,
+        trial=request.trial,
+        masker=masker,
+        inputs=inputs,
+        capture=capture,
+    )
+    return with_loading(await _run_agent(agent, task), inputs)

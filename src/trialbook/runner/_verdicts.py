@@ -1,0 +1,125 @@
+"""A finished agent run's checks, then its masked transcripts: the two steps between the agent and cleanup.
+
+:func:`check_trial` runs while the trial still holds its concurrency slot (the checks may run commands
+in the sandbox); :func:`record_trial` masks and writes once the slot is free again. Each runs in one
+worker thread: one hand-off per step instead of one per file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from ..agents import Agent
+from ..assertions import Call, evaluate_all
+from ..evidence import AgentResult, AssertionRecord, JsonObject
+from ..masking import Masker, masked_call, masked_record, masked_result
+from ..sandbox import Sandbox, ShimConfig
+from ..sandbox._capture import OutputCapture
+from ..sandbox._changes import CHANGES_FILE, record_changes
+from ..sandbox.supervisor import TrialScope
+from ..verdict import trial_passed
+from ._explain import Explanation, explain_trial
+from ._inputs import placed_sources, skills_folder
+from ._outputs import write_json, write_trial_files
+
+if TYPE_CHECKING:
+    from ._trial import TrialRequest
+
+__all__ = ["Checked", "Recorded", "check_trial", "record_trial", "unused_shim_note", "unused_shims"]
+
+
+def unused_shims(shims: tuple[ShimConfig, ...], calls: tuple[Call, ...]) -> tuple[str, ...]:
+    """The declared shims the agent never called, in declaration order."""
+    called = {call.argv[0] for call in calls if call.argv}
+    return tuple(shim.name for shim in shims if shim.name not in called)
+
+
+def unused_shim_note(name: str) -> str:
+    """Why an unused shim is worth a look: the tool was not needed, or the agent went around ``PATH``."""
+    return (
+        f"shim {name} was declared but never called: the agent did not need it, or reached it without "
+        "PATH (an absolute path, command -p, an activated virtualenv)"
+    )
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What the checks made of a finished agent run, not yet masked."""
+
+    result: AgentResult
+    records: tuple[AssertionRecord, ...]
+    calls: tuple[Call, ...]
+    passed: bool
+    unused: tuple[str, ...]
+    agent_calls: bytes
+    """The call log as the agent left it, raw (masked when written)."""
+    changes: JsonObject
+    """The agent's file changes, already masked."""
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A checked trial as the evidence keeps it: masked, explained, written."""
+
+    result: AgentResult
+    records: tuple[AssertionRecord, ...]
+    calls: tuple[Call, ...]
+    passed: bool
+    unused: tuple[str, ...]
+    explanation: Explanation | None
+    truncated: dict[str, int] | None
+
+
+def check_trial(
+    request: TrialRequest,
+    agent: Agent,
+    masker: Masker,
+    scope: TrialScope,
+    sandbox: Sandbox,
+    result: AgentResult,
+    capture: OutputCapture,
+) -> Checked:
+    """Sweep what the agent left running, snapshot its calls and changes, then run the checks."""
+    # What the agent left running (in its own session, double-forked) must not change the files the
+    # checks read; commands the checks start carry the marker and end with the trial.
+    scope.sweep()
+    # Snapshot the log now: commands that checks run later go through the shims too, but they are
+    # not the agent's calls.
+    agent_calls = sandbox.call_log.read_bytes() if sandbox.call_log.exists() else b""
+    # Likewise the file changes: what the agent left behind, before checks run their own commands.
+    placed = placed_sources(request.instructions, request.skills, skills_folder(agent))
+    changes = record_changes(request.template, sandbox.workdir, masker, placed)
+    finished = sandbox.finished(result, capture)
+    if finished.call_log_problems:
+        # A torn or unreadable call-log line means the record of what the agent ran is incomplete.
+        problems = tuple(f"call log: {problem}" for problem in finished.call_log_problems)
+        result = replace(result, capture_errors=(*result.capture_errors, *problems))
+        finished = sandbox.finished(result, capture)
+    calls = tuple(finished.calls)  # the agent's calls: read before the checks run their commands
+    records = evaluate_all(request.assertions, finished)
+    passed = trial_passed(result, [record.passed for record in records])
+    unused = unused_shims(request.shims, calls)
+    return Checked(result, records, calls, passed, unused, agent_calls, changes)
+
+
+def record_trial(request: TrialRequest, checked: Checked, masker: Masker, capture: OutputCapture) -> Recorded:
+    """Mask what the trial captured, explain a failure, write ``result.json``, ``calls.jsonl`` and changes."""
+    # Checks saw the real values; from here on, everything the trial captured is masked, before any
+    # of it is cut into a failure line, escaped into a report or written.
+    result = masked_result(checked.result, masker)
+    records = tuple(masked_record(record, masker) for record in checked.records)
+    calls = tuple(masked_call(call, masker) for call in checked.calls)
+    explanation = None
+    truncated = capture.truncated
+    if not checked.passed:
+        explanation = explain_trial(
+            result, records, calls, masker, timeout_s=request.timeout_s, folder=request.folder,
+            truncated=truncated,
+        )  # fmt: skip
+    notes = [unused_shim_note(name) for name in checked.unused]
+    write_trial_files(
+        request.folder, result, records, checked.agent_calls, masker, notes=notes, output_truncated=truncated
+    )
+    write_json(request.folder / CHANGES_FILE, checked.changes, masker)
+    return Recorded(result, records, calls, checked.passed, checked.unused, explanation, truncated)
