@@ -122,9 +122,12 @@ def test_a_secret_across_the_cut_point_is_masked_everywhere(tmp_path: Path) -> N
     limit = 64 * 1024
     head = limit - limit // 2
     # The secret starts 10 bytes before the cut, so the cut runs through it; the pipe's reads split it
-    # wherever they fall.
+    # wherever they fall. It is also printed where its mask spans the record's excerpt cut.
+    before = EXCERPT_HEAD - 2
     script = (
-        f"head -c {head - 10} /dev/zero | tr '\\0' x\n"
+        f"head -c {before} /dev/zero | tr '\\0' x\n"
+        'printf %s "$TB_SECRET"\n'
+        f"head -c {head - 10 - before - 3} /dev/zero | tr '\\0' x\n"
         'printf %s "$TB_SECRET"\n'
         "head -c 300000 /dev/zero | tr '\\0' y\n"
     )
@@ -148,6 +151,10 @@ def test_a_secret_across_the_cut_point_is_masked_everywhere(tmp_path: Path) -> N
     document = json.loads((trial / "result.json").read_text())
     assert document["output_truncated"]["script"] == int(match.group(1)) > 0
     assert "***" in document["assertions"][0]["actual"]
+    # The record's excerpt is cut from the masked text and not inside the mask: it ends before it.
+    (call,) = document["result"]["all_tool_calls"]
+    assert call["result"].startswith("x" * before + "\n[trialbook: ")
+    assert EXCERPT_MARKER.search(call["result"].encode())
 
 
 def _run_literal(root: Path, steps: list[str], extra: str = "") -> tuple[Path, bytes, bytes]:
