@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .evidence import JsonObject, JsonValue
-from .stats import fisher_two_sided, smallest_two_sided_p
+from .stats import COMPARE_ALPHA, fisher_two_sided, smallest_two_sided_p
 
 __all__ = [
     "ARMS",
@@ -37,9 +37,6 @@ Arm = Literal["with", "without"]
 ARMS: tuple[Arm, ...] = ("with", "without")
 
 Effect = Literal["helps", "hurts", "no significant difference"]
-
-COMPARE_ALPHA = 0.05
-"""The default level: an effect claimed about an instruction file should be a strict one."""
 
 COMPARISON_TEST_NAME = "two-sided Fisher exact test"
 

@@ -20,6 +20,7 @@ from typing import Literal
 
 __all__ = [
     "ADAPTIVE_CONFIDENCE",
+    "COMPARE_ALPHA",
     "DEFAULT_ALPHA",
     "REGRESSION_TEST_NAME",
     "EarlyVerdict",
@@ -38,6 +39,10 @@ __all__ = [
 
 DEFAULT_ALPHA = 0.1
 """A loose level on purpose: with 3-5 trials a strict 0.05 would almost never flag anything."""
+
+COMPARE_ALPHA = 0.05
+"""The default level of a with/without comparison (:mod:`trialbook.comparison`): an effect claimed about
+an instruction file should be a strict one. Kept here so eval files can be read without loading it."""
 
 REGRESSION_TEST_NAME = "one-sided Fisher exact test"
 

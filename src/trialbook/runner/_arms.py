@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
-from ..comparison import ComparedPair, Comparison, loaded_counts
 from ..evidence import AgentResult
 from ._engine import EntryResult
 from ._plan import WITHOUT_SUFFIX, PlanEntry
+
+if TYPE_CHECKING:
+    from ..comparison import ComparedPair
 
 __all__ = ["arm_extra", "comparisons", "trial_loaded"]
 
@@ -55,6 +58,8 @@ def trial_loaded(result: AgentResult, dropped: Sequence[str]) -> bool | None:
 def _counts(entry: PlanEntry, result: EntryResult | None) -> tuple[int, int, int | None, int] | None:
     """``(passed, trials, loaded, loaded_unknown)`` of one arm, from its trials or its cached line."""
     if result is not None and result.outcomes:
+        from ..comparison import loaded_counts
+
         states = [trial_loaded(outcome.result, entry.dropped) for outcome in result.outcomes]
         loaded, unknown = loaded_counts(states)
         return result.passed, len(result.outcomes), loaded if unknown < len(states) else None, unknown
@@ -86,6 +91,8 @@ def comparisons(plan: Sequence[PlanEntry], results: Sequence[EntryResult]) -> li
         if with_counts is None or without_counts is None:
             continue
         passed, trials, loaded, unknown = with_counts
+        from ..comparison import ComparedPair, Comparison  # only a run with compared arms needs them
+
         comparison = Comparison(
             with_passed=passed,
             with_trials=trials,
@@ -113,6 +120,8 @@ def arm_extra(result: EntryResult) -> dict[str, object]:
     if entry.arm == "without":
         extra["dropped"] = list(entry.dropped)
         return extra
+    from ..comparison import loaded_counts
+
     states = [trial_loaded(outcome.result, entry.dropped) for outcome in result.outcomes]
     loaded, unknown = loaded_counts(states)
     if unknown < len(states):

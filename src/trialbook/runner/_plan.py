@@ -5,11 +5,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from ..agents import Agent, AgentSpec, create_agent
 from ..agents.noop import NoopAgent
-from ..comparison import Arm
 from ..errors import UsageError
 from ..evidence import JsonValue
 from ..hashing import canonical_json, tagged_sha256
@@ -25,6 +24,9 @@ from ..spec import (
     without_inputs,
 )
 from ._selection import Selection
+
+if TYPE_CHECKING:
+    from ..comparison import Arm
 
 __all__ = [
     "ADAPTIVE_MIN_TRIALS",

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..report._rows import BaseResult, ListedEval, ReviewRow, cached_note
 from ..report.flaky import Stability, stability
-from ..report.suite_view import Review
 from ..report.terminal import TableRow
 from ._arms import comparisons
 from ._engine import EntryResult
@@ -14,9 +14,11 @@ from ._history import cached_failures
 from ._plan import PlanEntry
 from ._run import RunReport
 
+if TYPE_CHECKING:
+    from ..report.suite_view import Review
+
 __all__ = [
     "BaseLookup",
-    "Review",
     "entry_remarks",
     "review_of",
     "table_rows",
@@ -89,6 +91,8 @@ def terminal_note(row: ReviewRow) -> str:
 
 def review_of(report: RunReport, base: BaseLookup | None = None) -> Review:
     """Rows for every eval × agent that ran, and listings for the rest, with their reasons."""
+    from ..report.suite_view import Review  # the summary's and comment's view; the terminal table needs none
+
     rows: list[ReviewRow] = []
     unstarted: list[ListedEval] = []
     for result in report.results:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from ..comparison import COMPARE_ALPHA
+from ..stats import COMPARE_ALPHA
 from ._context import Context
 from ._inputs import InstructionFile, SkillFolder
 from ._nodes import Node
