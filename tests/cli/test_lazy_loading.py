@@ -45,6 +45,16 @@ def test_help_imports_no_command_module(tmp_path: Path) -> None:
     assert commands == []
     assert "trialbook.runner" not in modules
     assert "pygit2" not in modules
+    assert "importlib.metadata" not in modules  # the version is a constant, not read from metadata
+
+
+def test_version_reads_no_distribution_metadata(tmp_path: Path) -> None:
+    from importlib.metadata import version
+
+    done, modules = _loaded_modules("--version", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"trialbook {version('trialbook')}"  # the installed metadata agrees
+    assert "importlib.metadata" not in modules
 
 
 def test_a_command_loads_only_itself(tmp_path: Path) -> None:
