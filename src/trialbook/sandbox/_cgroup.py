@@ -4,22 +4,35 @@ A cgroup is the one container a process cannot leave by itself: ``setsid``, doub
 environment all stay inside, and ``cgroup.kill`` ends every member at once. It is used when trialbook's
 own cgroup (from ``/proc/self/cgroup``) on the cgroup2 mount is writable; otherwise nothing here is used
 and the supervisor's marker-and-tree sweep does the whole job. ``TRIALBOOK_CGROUP=off`` turns it off.
+
+A command enters its trial's group itself, before it runs anything (:meth:`CgroupRoot.join_argv`):
+Python cannot start a process inside a cgroup (``clone3`` with ``CLONE_INTO_CGROUP``), ``preexec_fn``
+forces a slow ``fork`` and is unsafe beside threads, and a move by trialbook after the start loses the
+race to a command that forks at once. A ``bash -c`` script (every agent script, literal step and check)
+gets a first statement that moves the shell; any other command starts behind a ``sh`` prologue that
+moves itself and then becomes the command (one more program start).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import select
+import shlex
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 
-from ._procfs import start_time
+from ._procfs import read_proc, start_time
 
 __all__ = ["CgroupRoot", "find_cgroup_root", "sweep_stale_roots"]
 
 _JOIN = 'echo 0 >"$0/cgroup.procs" 2>/dev/null; exec "$@"'
 """A ``sh`` prologue that moves itself into the trial's group, then becomes the real command."""
+
+_SHELLS = frozenset({"bash", "sh", "dash"})
 
 
 def _cgroup2_mount() -> Path | None:
@@ -61,8 +74,22 @@ class CgroupRoot:
         return group
 
     @staticmethod
-    def join_argv(group: Path, argv: list[str]) -> list[str]:
-        """``argv`` prefixed so the process enters ``group`` before it runs (no ``preexec_fn`` needed)."""
+    def join_argv(group: Path, argv: list[str], env: Mapping[str, str]) -> list[str]:
+        """``argv`` changed so the process enters ``group`` before it runs anything of its own.
+
+        ``<shell> -c <script>`` keeps its shell and its script, behind one first statement that moves
+        the shell (a builtin: no process of its own, and the script's line numbers stay as they were);
+        where ``BASH_ENV`` would run a file before that statement, or for any other program, a ``sh``
+        prologue moves itself and then becomes the command.
+        """
+        procs = shlex.quote(str(group / "cgroup.procs"))
+        if (
+            len(argv) >= 3
+            and os.path.basename(argv[0]) in _SHELLS
+            and argv[1] == "-c"
+            and not env.get("BASH_ENV")
+        ):
+            return [argv[0], "-c", f"echo 0 2>/dev/null >{procs}; {argv[2]}", *argv[3:]]
         return ["/bin/sh", "-c", _JOIN, str(group), *argv]
 
     @staticmethod
@@ -70,28 +97,29 @@ class CgroupRoot:
         """Kill every member of ``group``, wait until it is empty, and (with ``remove``) remove it.
 
         Returns the members that were alive when it looked, before anything was killed: ``cgroup.kill``
-        ends them all at once, so afterwards nobody is left to count.
+        ends them all at once, so afterwards nobody is left to count. An empty group (the usual case at
+        the end of a trial) costs one read; otherwise the wait ends when ``cgroup.events`` says the
+        group is empty, with no polling interval.
         """
-        procs = group / "cgroup.procs"
-        kill_file = group / "cgroup.kill"
-        deadline = time.monotonic() + wait_s
-        found: set[int] = set()
-        while True:
-            try:
-                members = procs.read_text(encoding="ascii").split()
-            except OSError:
-                members = []
-            found.update(int(pid) for pid in members if pid.isdigit() and start_time(int(pid)) is not None)
-            if not members or time.monotonic() > deadline:
-                break
-            if kill_file.exists():
-                with contextlib.suppress(OSError):
-                    kill_file.write_text("1", encoding="ascii")
-            else:  # kernels before 5.14: one by one
-                for pid in members:
-                    with contextlib.suppress(OSError, ValueError):
-                        os.kill(int(pid), 9)
-            time.sleep(0.01)
+        found = _members(group)
+        if found:
+            found = {pid for pid in found if start_time(pid) is not None}
+            deadline = time.monotonic() + wait_s
+            kill_file = group / "cgroup.kill"
+            with _Events(group) as events:
+                while True:
+                    members = _members(group)
+                    found |= {pid for pid in members if start_time(pid) is not None}
+                    if not members or time.monotonic() > deadline:
+                        break
+                    if kill_file.exists():
+                        with contextlib.suppress(OSError):
+                            kill_file.write_text("1", encoding="ascii")
+                    else:  # kernels before 5.14: one by one
+                        for member in members:
+                            with contextlib.suppress(OSError):
+                                os.kill(member, 9)
+                    events.wait_empty(min(0.1, max(0.0, deadline - time.monotonic())))
         if remove:
             with contextlib.suppress(OSError):
                 group.rmdir()
@@ -100,13 +128,78 @@ class CgroupRoot:
     def close(self) -> None:
         """Remove the folder of groups (each trial removed its own already)."""
         with contextlib.suppress(OSError):
-            for child in self.path.iterdir():
-                if child.is_dir():
-                    self.kill(child, wait_s=0.5)
+            try:
+                self.path.rmdir()  # the usual case: every trial removed its group
+                return
+            except OSError:
+                pass
+            with os.scandir(self.path) as entries:
+                groups = [Path(entry.path) for entry in entries if entry.is_dir(follow_symlinks=False)]
+            for group in groups:
+                self.kill(group, wait_s=0.5)
             self.path.rmdir()
 
 
+def _members(group: Path) -> set[int]:
+    try:
+        raw = read_proc(str(group / "cgroup.procs"))
+    except OSError:
+        return set()
+    return {int(pid) for pid in raw.split() if pid.isdigit()}
+
+
+def _write(procs: str, pid: int) -> bool:
+    try:
+        fd = os.open(procs, os.O_WRONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        os.write(fd, str(pid).encode())
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+class _Events:
+    """``cgroup.events`` opened for ``poll``: the kernel wakes it when ``populated`` changes."""
+
+    def __init__(self, group: Path) -> None:
+        self._path = str(group / "cgroup.events")
+        self._fd: int | None = None
+
+    def __enter__(self) -> _Events:
+        with contextlib.suppress(OSError):
+            self._fd = os.open(self._path, os.O_RDONLY | os.O_CLOEXEC)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+
+    def wait_empty(self, timeout_s: float) -> None:
+        """Return once the group is empty, or after ``timeout_s``."""
+        if self._fd is None:
+            time.sleep(min(timeout_s, 0.01))
+            return
+        poller = select.poll()
+        poller.register(self._fd, select.POLLPRI)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            with contextlib.suppress(OSError):
+                os.lseek(self._fd, 0, os.SEEK_SET)
+                if b"populated 0" in os.read(self._fd, 256):
+                    return
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            poller.poll(left * 1000)
+
+
+@functools.cache
 def _base() -> Path | None:
+    # Once per process: the mount table and trialbook's own cgroup do not change under a run.
     mount, own = _cgroup2_mount(), _own_cgroup()
     if mount is None or own is None:
         return None

@@ -18,19 +18,34 @@ from pathlib import Path
 
 from .._owner import pid_alive
 
-__all__ = ["ProcEntry", "boot_ticks", "clock_agrees", "has_procfs", "processes", "start_time"]
+__all__ = [
+    "ProcEntry",
+    "boot_ticks",
+    "clock_agrees",
+    "entry",
+    "has_procfs",
+    "marker",
+    "processes",
+    "read_proc",
+    "start_time",
+]
 
 _PROC = Path("/proc")
 
 
 @dataclass(frozen=True)
 class ProcEntry:
-    """One process: its parent, its state letter (``Z`` for a zombie) and its marker value, if any."""
+    """One process: its parent, its state letter (``Z`` for a zombie), its marker value and its session.
+
+    ``marker`` is ``None`` when the process has none or its environment was not read; ``session`` is
+    ``None`` when it was not read.
+    """
 
     pid: int
     ppid: int
     state: str
     marker: str | None
+    session: int | None = None
 
 
 def has_procfs() -> bool:
@@ -41,7 +56,7 @@ def has_procfs() -> bool:
 _BLOCK = 1 << 16
 
 
-def _read(path: str) -> bytes:
+def read_proc(path: str) -> bytes:
     # os-level reads: a sweep opens two files per process, and pathlib's overhead dominated its cost.
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
@@ -58,7 +73,7 @@ def _read(path: str) -> bytes:
 
 def _stat_fields(pid: int | str) -> list[str] | None:
     try:
-        raw = _read(f"/proc/{pid}/stat")
+        raw = read_proc(f"/proc/{pid}/stat")
     except OSError:
         return None
     # The command name sits in parentheses and may itself hold spaces or ')'; fields follow the last ')'.
@@ -148,9 +163,40 @@ def processes(variable: str | None = None, *, since: int | None = None) -> Itera
         # thread's environ can stall for tens of milliseconds.
         if wanted is not None and fields[1] not in ("0", "2"):
             with contextlib.suppress(OSError):
-                marker = _value(b"\0" + _read(f"/proc/{name}/environ"), wanted)
-        with contextlib.suppress(ValueError):
-            yield ProcEntry(int(name), int(fields[1]), fields[0], marker)
+                marker = _value(b"\0" + read_proc(f"/proc/{name}/environ"), wanted)
+        with contextlib.suppress(ValueError, IndexError):
+            yield ProcEntry(int(name), int(fields[1]), fields[0], marker, int(fields[3]))
+
+
+_EXIT_SIGNAL = 35
+"""Where ``exit_signal`` (field 38 of ``/proc/<pid>/stat``) sits after the command name: -1 for a thread."""
+
+
+def entry(pid: int) -> ProcEntry | None:
+    """``pid`` as a process (its marker not read); ``None`` for a thread, a kernel thread or no process.
+
+    A thread's id opens ``/proc/<tid>`` too (though ``/proc`` does not list it), so a caller probing pids
+    one by one needs threads told apart, or a many-threaded process would count once per thread.
+    """
+    fields = _stat_fields(pid)
+    if fields is None or len(fields) <= _EXIT_SIGNAL:
+        return None
+    try:
+        ppid, session, exit_signal = int(fields[1]), int(fields[3]), int(fields[_EXIT_SIGNAL])
+    except ValueError:
+        return None
+    if exit_signal == -1 or ppid == 2 or pid == 2:  # a thread; a kernel thread (child of kthreadd)
+        return None
+    return ProcEntry(pid, ppid, fields[0], None, session)
+
+
+def marker(pid: int, variable: str) -> str | None:
+    """The value ``variable`` has in the environment ``pid`` was started with; ``None`` if unreadable."""
+    try:
+        environ = read_proc(f"/proc/{pid}/environ")
+    except OSError:
+        return None
+    return _value(b"\0" + environ, b"\0" + variable.encode() + b"=")
 
 
 def _young(fields: list[str], since: int | None) -> bool:

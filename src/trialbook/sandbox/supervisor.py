@@ -5,10 +5,12 @@ the environment of everything the trial runs (agent, shims, literal steps, scrip
 commands), and, where the kernel allows, a cgroup v2 group of its own. While any trial runs, trialbook is
 a child subreaper (Linux ``PR_SET_CHILD_SUBREAPER``), so a daemon that double-forks away from its parent is
 re-parented to trialbook instead of to init. When the trial ends (finished, timed out or cancelled)
-:meth:`TrialScope.close` kills the group, then, until nothing is left, every process that carries the
-marker or descends from one that does or from the trial's own children, and reaps what it killed
-that had become trialbook's child (a marked process started outside :func:`run_process` and killed
-here is reaped here too, so its starter sees it already gone).
+:meth:`TrialScope.close` kills the group, then, until nothing is left, every process in the session of a
+command the trial started, or that carries the marker, or descends from one of those (see :mod:`._sweep`),
+and reaps what it killed that had become trialbook's child (a marked process started outside
+:func:`run_process` and killed here is reaped here too, so its starter sees it already gone). A sweep
+reads only the processes started since the trial's last sweep (:mod:`._pidcursor`), so it costs tens of
+microseconds when nothing is left, not a read of every process on the machine.
 
 Which mechanism ran is :attr:`TrialScope.mechanism`: ``cgroup`` (group plus marker sweep),
 ``marker`` (marker and process-tree sweep through ``/proc``) or ``process-group`` (no ``/proc``, as on
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import shutil
 import signal
@@ -31,7 +34,9 @@ from pathlib import Path
 
 from .._owner import owner_gone, owner_tag
 from ._cgroup import CgroupRoot, find_cgroup_root
+from ._pidcursor import Cursor, cursor, span
 from ._procfs import boot_ticks, has_procfs, processes
+from ._sweep import Criteria, doomed, table, wait_exit
 
 __all__ = ["TRIAL_MARKER", "Supervisor", "TrialScope", "supervisor"]
 
@@ -42,13 +47,23 @@ _PR_SET_CHILD_SUBREAPER = 36
 _MAX_ROUNDS = 200
 
 
-def _set_subreaper(on: bool) -> bool:
-    if not sys.platform.startswith("linux"):
-        return False
+_KILLED_WAIT_S = 1.0
+"""How long one pass waits for the processes it killed to exit before it looks again."""
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0)) == 0
-    except (OSError, AttributeError):
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+def _set_subreaper(on: bool) -> bool:
+    libc = _libc() if sys.platform.startswith("linux") else None
+    try:
+        return libc is not None and int(libc.prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0)) == 0
+    except AttributeError:
         return False
 
 
@@ -56,13 +71,20 @@ class TrialScope:
     """One trial's processes: its marker, its cgroup (if any) and the commands it started."""
 
     def __init__(self, owner: Supervisor, group: Path | None) -> None:
-        # The owner tag first: a later run can tell processes of a killed trialbook run by it.
+        # Before anything of the trial starts: no process older than these can be the trial's.
+        self.origin: Cursor | None = cursor()
         self.opened = boot_ticks()
         """When the marker was made; no process that started earlier can carry it."""
+        # The owner tag first: a later run can tell processes of a killed trialbook run by it.
         self.marker = f"{owner_tag()}-{uuid.uuid4().hex}"
         self.group = group
         self.mechanism = "cgroup" if group else "marker" if has_procfs() else "process-group"
         self.leaders: set[int] = set()
+        """Commands started and not yet waited for."""
+        self.sessions: set[int] = set()
+        """Every command started: each leads a session of its own, whose id is its pid."""
+        self.swept: Cursor | None = self.origin
+        """Up to here every process was looked at by a sweep and none alive is the trial's."""
         self._stray: set[int] = set()
         self._owner = owner
         self._closed = False
@@ -72,8 +94,8 @@ class TrialScope:
         """How many of the trial's processes a sweep still found alive and killed, each counted once.
 
         The same whichever mechanism did the killing: the members of the trial's cgroup are counted
-        before ``cgroup.kill`` ends them, and the marker sweeps (the trial's own, and a CLI adapter's
-        sweep of the same marker) add the processes they kill.
+        before ``cgroup.kill`` ends them, and the sweeps (the trial's own, and a CLI adapter's sweep of
+        the same marker) add the processes they kill.
         """
         return len(self._stray)
 
@@ -85,12 +107,20 @@ class TrialScope:
         """``env`` with this trial's marker, which no setting of the eval can override."""
         return {**env, TRIAL_MARKER: self.marker}
 
+    def trusts_sessions(self, now: Cursor | None) -> bool:
+        """Whether a session id still names one of this trial's sessions: no pid was handed out twice.
+
+        A session's id stays taken while any member lives; once it is empty, a pid that wrapped around
+        could found a new session with the same id.
+        """
+        return self.origin is not None and now is not None and span(self.origin, now) is not None
+
     def sweep(self) -> int:
         """Kill and reap what the trial still runs, keeping the scope open for the commands still to come."""
         before = self.killed
         if self.group is not None:
             self.credit(CgroupRoot.kill(self.group, remove=False))
-        self._owner.kill({self.marker}, set(self.leaders), since=self.opened)
+        self._owner.sweep(self)
         return self.killed - before
 
     def close(self) -> int:
@@ -102,7 +132,7 @@ class TrialScope:
         try:
             if self.group is not None:
                 self.credit(CgroupRoot.kill(self.group))
-            self._owner.kill({self.marker}, set(self.leaders), since=self.opened)
+            self._owner.sweep(self)
         finally:
             # Always: a scope left open would keep trialbook a subreaper for the rest of its life.
             self._owner.release(self)
@@ -131,7 +161,7 @@ class Supervisor:
             return scope
 
     def release(self, scope: TrialScope) -> None:
-        """Forget a closed scope; after the last one, reap stray zombies and stop being a subreaper."""
+        """Forget a closed scope; after the last one, stop being a subreaper and remove the cgroup folder."""
         # All under the lock: a trial opening meanwhile (scopes close in worker threads) must find
         # either the old state or the new one, never its fresh cgroup folder removed under it.
         with self._lock:
@@ -151,15 +181,19 @@ class Supervisor:
             return list(argv)
         if shutil.which(argv[0], path=env.get("PATH", os.defpath)) is None:
             return list(argv)  # started as is, so a missing program is still an OSError, not exit 127
-        return CgroupRoot.join_argv(scope.group, list(argv))
+        return CgroupRoot.join_argv(scope.group, list(argv), env)
 
     def started(self, pid: int, env: Mapping[str, str]) -> None:
-        """Note a command trialbook started (and waits for itself): its tree is the trial's too."""
+        """Note a command trialbook started in a session of its own (and waits for itself).
+
+        Its tree, and its session, are the trial's too.
+        """
         with self._lock:
             self._leaders.add(pid)
             scope = self._scopes.get(env.get(TRIAL_MARKER, ""))
             if scope is not None:
                 scope.leaders.add(pid)
+                scope.sessions.add(pid)
 
     def waited(self, pid: int) -> None:
         """The command's exit status was collected by whoever started it."""
@@ -186,49 +220,74 @@ class Supervisor:
         for scope in scopes:
             if scope.group is not None:
                 CgroupRoot.kill(scope.group, wait_s=0.5)
-        leaders = {pid for scope in scopes for pid in scope.leaders}
-        opened = [scope.opened for scope in scopes]
-        since = min((o for o in opened if o is not None), default=None) if None not in opened else None
-        return self.kill({scope.marker for scope in scopes}, leaders, since=since)
+        with self._lock:
+            leaders = {pid for scope in scopes for pid in scope.leaders}
+        return self.kill({scope.marker for scope in scopes}, leaders)
+
+    def sweep(self, scope: TrialScope) -> None:
+        """The trial's own sweep: afterwards, later sweeps need look only at processes started since."""
+        with self._lock:
+            leaders = set(scope.leaders)
+        self._kill({scope.marker}, leaders, advance=scope)
 
     def kill(self, markers: set[str], roots: set[int], *, since: int | None = None) -> int:
-        """SIGKILL, until none is left, every process carrying one of ``markers`` or descending from them.
+        """SIGKILL, until none is left, every process of the trials ``markers`` name (see :mod:`._sweep`).
 
         ``roots`` (commands trialbook started) count as trial processes while they are still its
         children. Killing repeats because a dying process's children are re-parented and a forking one
-        makes new ones; it ends when a full pass finds nobody alive. ``since`` is when the oldest of
-        ``markers``' scopes was opened: every process they could catch started later (see
-        :func:`processes`); ``None`` lists every process on the machine.
+        makes new ones; it ends when a full pass finds nobody alive. Markers of open scopes are swept
+        with what their scopes know (sessions, where their last sweep ended); others (a killed run's)
+        through every process started since ``since`` (boot ticks; ``None``: every process).
         """
+        return self._kill(markers, roots, since=since)
+
+    def _kill(
+        self,
+        markers: set[str],
+        roots: set[int],
+        *,
+        since: int | None = None,
+        advance: TrialScope | None = None,
+    ) -> int:
         if not has_procfs():
             for pid in roots:
                 with contextlib.suppress(OSError):
                     os.killpg(pid, signal.SIGKILL)
             return 0
+        with self._lock:  # copies: commands of other trials start meanwhile, on the event loop
+            scopes = [self._scopes[m] for m in markers if m in self._scopes]
+            sessions = [(scope, frozenset(scope.sessions)) for scope in scopes]
+            others = [(s, frozenset(s.sessions)) for s in self._scopes.values() if s.marker not in markers]
+        start: Cursor | None = None
+        if scopes and len(scopes) == len(markers):  # every marker is an open trial's
+            marks = [scope.swept for scope in scopes if scope.swept is not None]
+            start = min(marks, key=lambda mark: mark.forks) if len(marks) == len(scopes) else None
+            opened = [scope.opened for scope in scopes if scope.opened is not None]
+            since = min(opened) if len(opened) == len(scopes) else None
         me = os.getpid()
         killed: set[int] = set()
         ours: set[int] = set()
         for _ in range(_MAX_ROUNDS):
-            table = list(processes(TRIAL_MARKER, since=since))
-            children: dict[int, list[int]] = {}
-            for entry in table:
-                children.setdefault(entry.ppid, []).append(entry.pid)
-            pending = [e.pid for e in table if e.marker in markers]
-            pending += [e.pid for e in table if e.pid in roots and e.ppid == me]
-            doomed: set[int] = set()
-            while pending:
-                pid = pending.pop()
-                if pid not in doomed:
-                    doomed.add(pid)
-                    pending.extend(children.get(pid, ()))
-            alive = [e for e in table if e.pid in doomed and e.state != "Z"]
-            ours.update(e.pid for e in table if e.pid in doomed and e.ppid == me)
+            entries, now, _ = table(start, since)
+            criteria = Criteria(
+                TRIAL_MARKER,
+                markers,
+                roots,
+                {pid for scope, ids in sessions if scope.trusts_sessions(now) for pid in ids},
+                {pid for scope, ids in others if scope.trusts_sessions(now) for pid in ids},
+            )
+            found = doomed(entries, criteria)
+            alive = {e.pid for e in entries if e.pid in found and e.state != "Z"}
+            ours.update(e.pid for e in entries if e.pid in found and e.ppid == me)
             if not alive:
+                if advance is not None and now is not None:
+                    advance.swept = now
                 break
-            for entry in alive:
+            for pid in alive:
                 with contextlib.suppress(OSError):
-                    os.kill(entry.pid, signal.SIGKILL)
-                killed.add(entry.pid)
+                    os.kill(pid, signal.SIGKILL)
+            killed |= alive
+            wait_exit(alive, _KILLED_WAIT_S)
         self._reap(ours)
         if len(markers) == 1 and killed:
             # One trial's marker (its own sweep, or a CLI adapter's): its processes, for its count.
@@ -244,7 +303,7 @@ class Supervisor:
         with self._lock:
             pids = pids - self._leaders  # their starters collect their status themselves
         deadline = time.monotonic() + 2.0
-        while pids and time.monotonic() < deadline:
+        while pids:
             for pid in list(pids):
                 try:
                     done, _ = os.waitpid(pid, os.WNOHANG)
@@ -252,8 +311,10 @@ class Supervisor:
                     done = pid
                 if done:
                     pids.discard(pid)
-            if pids:
-                time.sleep(0.005)
+            left = deadline - time.monotonic()
+            if not pids or left <= 0:
+                break
+            wait_exit(pids, min(left, 0.1))
 
 
 _SUPERVISOR = Supervisor()

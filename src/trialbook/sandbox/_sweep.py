@@ -1,0 +1,114 @@
+"""One pass of a sweep: which processes belong to the trials being swept, and waiting for killed ones.
+
+A process belongs to a trial when it is in the session of a command the trial started (each starts its
+own, and a session is left only by ``setsid``), carries the trial's marker (inherited across ``setsid``,
+double forks and new groups), is a command the trial started, or descends from any of those. Only
+processes started since the sweep's starting point are read (:mod:`._pidcursor`); where that cannot be
+told, every process started since the oldest trial began (see :func:`~._procfs.processes`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import time
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+
+from ._pidcursor import Cursor, cursor, span, young
+from ._procfs import ProcEntry, marker, processes
+
+__all__ = ["Criteria", "doomed", "table", "wait_exit"]
+
+
+@dataclass
+class Criteria:
+    """What makes a process one of the swept trials'."""
+
+    variable: str
+    markers: Collection[str]
+    roots: Collection[int] = ()
+    """Commands trialbook started: theirs while they are still trialbook's children."""
+    sessions: Collection[int] = ()
+    """The sessions of commands the trials started (a session id is its first process's pid)."""
+    foreign: Collection[int] = field(default_factory=set)
+    """Sessions of other trials still running: their processes are theirs, with no need to read them."""
+
+
+def table(start: Cursor | None, since: int | None) -> tuple[list[ProcEntry], Cursor | None, bool]:
+    """The processes started after ``start``, the cursor now, and whether the pid cursor was enough.
+
+    When it was not (no cursor, or the pids may have wrapped around), every process started since
+    ``since`` (boot ticks; ``None`` for all) is listed instead.
+    """
+    now = cursor(before=False)
+    pids = span(start, now) if start is not None and now is not None else None
+    if pids is not None:
+        return young(pids), now, True
+    return list(processes(None, since=since)), now, False
+
+
+def doomed(entries: Iterable[ProcEntry], criteria: Criteria) -> set[int]:
+    """The pids among ``entries`` that belong to the swept trials, with everything descending from them.
+
+    Environments are read last and only for processes that neither session, start nor ancestry place:
+    a trial's commands and their children are placed without opening a file.
+    """
+    me = os.getpid()
+    entries = list(entries)
+    children: dict[int, list[int]] = {}
+    for entry in entries:
+        children.setdefault(entry.ppid, []).append(entry.pid)
+    found: set[int] = set()
+
+    def take(seeds: Iterable[int]) -> None:
+        pending = list(seeds)
+        while pending:
+            pid = pending.pop()
+            if pid not in found:
+                found.add(pid)
+                pending.extend(children.get(pid, ()))
+
+    take(
+        entry.pid
+        for entry in entries
+        if entry.session in criteria.sessions or (entry.pid in criteria.roots and entry.ppid == me)
+    )
+    if criteria.markers:
+        take(
+            entry.pid
+            for entry in entries
+            if entry.pid not in found
+            and entry.session not in criteria.foreign
+            and entry.ppid not in (0, 2)  # kernel threads: reading their environment can stall
+            and marker(entry.pid, criteria.variable) in criteria.markers
+        )
+    return found
+
+
+def wait_exit(pids: Collection[int], timeout_s: float) -> None:
+    """Wait (at most ``timeout_s``) until each of ``pids`` has exited: is a zombie or gone."""
+    fds: list[int] = []
+    try:
+        for pid in pids:
+            try:
+                fds.append(os.pidfd_open(pid))
+            except ProcessLookupError:
+                continue
+            except (OSError, AttributeError):  # no pidfd (kernel before 5.3, not Linux): a short pause
+                time.sleep(min(timeout_s, 0.005))
+                return
+        deadline = time.monotonic() + timeout_s
+        poller = select.poll()
+        for fd in fds:
+            poller.register(fd, select.POLLIN)
+        waiting = len(fds)
+        while waiting and (left := deadline - time.monotonic()) > 0:
+            for fd, _ in poller.poll(left * 1000):
+                poller.unregister(fd)
+                waiting -= 1
+    finally:
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
