@@ -60,10 +60,12 @@ def _cpu() -> float:
     return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
 
 
-async def _batches(modes: dict[str, Callable[[], Awaitable[None]]], batches: int, per_batch: int) -> dict:
+async def _batches(
+    modes: dict[str, Callable[[], Awaitable[None]]], batches: int, per_batch: int
+) -> dict[str, dict[str, list[float]]]:
     walls: dict[str, list[float]] = {name: [] for name in modes}
     cpus: dict[str, list[float]] = {name: [] for name in modes}
-    for name, mode in modes.items():  # warm-up: first-use costs are not a trial's
+    for mode in modes.values():  # warm-up: first-use costs are not a trial's
         await mode()
     for _ in range(batches):
         for name, mode in modes.items():
