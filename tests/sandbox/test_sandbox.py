@@ -1,6 +1,7 @@
 import asyncio
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -209,3 +210,14 @@ def test_read_only_folders_are_opened_up_before_removal(tmp_path: Path) -> None:
     _make_writable(tmp_path / "tree")
     for folder in (locked, locked.parent):
         assert stat.S_IMODE(folder.stat().st_mode) & stat.S_IRWXU == stat.S_IRWXU
+
+
+def test_without_shims_there_is_no_shim_folder_and_the_log_reads_empty(make_sandbox: MakeSandbox) -> None:
+    sandbox = make_sandbox()
+    assert sorted(p.name for p in sandbox.path.iterdir()) == ["home", "tmp", "work"]
+    # PATH still names the shim folder first, so the layout an agent sees is the same either way.
+    assert sandbox.env["PATH"].split(os.pathsep)[0] == str(sandbox.shim_dir)
+    assert sandbox.read_calls() == []
+    assert sandbox.call_log_problems == ()
+    done = subprocess.run(["/bin/sh", "-c", "ls"], cwd=sandbox.workdir, env=sandbox.env, capture_output=True)
+    assert done.returncode == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from functools import cache
 from typing import Any, get_args, get_origin
 
 from ._errors import EvidenceSchemaError, at_index, at_key
@@ -37,33 +38,60 @@ __all__ = ["dump_result", "dump_test", "load_result", "load_test", "suite_from_j
 # -- encoding ---------------------------------------------------------------------------------------
 
 
-def _encode(value: Any, hint: Any, where: str) -> JsonValue:
+@cache
+def _plan(hint: Any) -> tuple[str, Any]:
+    """What kind of field ``hint`` is and the type inside it, worked out once per type.
+
+    Every trial's ``result.json`` and every trial in ``suite.json`` walks the same few dozen field types;
+    asking :mod:`typing` about each one again for every value cost more than the encoding itself.
+    """
     if is_json_value(hint):
-        return json_value(value, where)
+        return "json", None
     inner = optional_inner(hint)
     if inner is not None:
-        return None if value is None else _encode(value, inner, where)
-    origin = get_origin(hint)
+        return "optional", inner
     if is_literal(hint):
-        if not any(type(value) is type(allowed) and value == allowed for allowed in get_args(hint)):
-            allowed_list = ", ".join(show(a) for a in get_args(hint))
+        return "literal", get_args(hint)
+    origin = get_origin(hint)
+    if origin is tuple:
+        return "tuple", get_args(hint)[0]
+    if origin is dict:
+        return "dict", get_args(hint)[1]
+    if hint is bytes:
+        return "bytes", None
+    if hint in JSON_NAMES:
+        return "scalar", None
+    if is_record(hint):
+        return "record", None
+    return "unknown", None
+
+
+def _encode(value: Any, hint: Any, where: str) -> JsonValue:
+    how, inner = _plan(hint)
+    if how == "json":
+        return json_value(value, where)
+    if how == "optional":
+        return None if value is None else _encode(value, inner, where)
+    if how == "literal":
+        if not any(type(value) is type(allowed) and value == allowed for allowed in inner):
+            allowed_list = ", ".join(show(a) for a in inner)
             raise EvidenceSchemaError(where, f"{show(value)} is not one of {allowed_list}")
         return value  # type: ignore[no-any-return]
-    if origin is tuple:
+    if how == "tuple":
         if not isinstance(value, tuple):
             raise EvidenceSchemaError(where, f"expected a tuple, got {kind(value)}")
-        return [_encode(item, get_args(hint)[0], at_index(where, i)) for i, item in enumerate(value)]
-    if origin is dict:
+        return [_encode(item, inner, at_index(where, i)) for i, item in enumerate(value)]
+    if how == "dict":
         if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
             raise EvidenceSchemaError(where, f"expected a dict with string keys, got {kind(value)}")
-        return {key: _encode(item, get_args(hint)[1], at_key(where, key)) for key, item in value.items()}
-    if hint is bytes:
+        return {key: _encode(item, inner, at_key(where, key)) for key, item in value.items()}
+    if how == "bytes":
         if not isinstance(value, bytes):
             raise EvidenceSchemaError(where, f"expected bytes, got {kind(value)}")
         return base64.b64encode(value).decode("ascii")
-    if hint in JSON_NAMES:
+    if how == "scalar":
         return scalar(value, hint, where)
-    if is_record(hint):
+    if how == "record":
         return _encode_record(value, hint, where)
     raise TypeError(f"{where}: schema 4.0 has no JSON form for {hint!r}")
 

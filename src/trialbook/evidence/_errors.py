@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import ClassVar
 
 from ..errors import ExitCode, TrialbookError
@@ -14,12 +15,18 @@ _ROOT = "(top level)"
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+@lru_cache(maxsize=4096)
+def _key_part(key: str) -> tuple[str, str]:
+    # The same few dozen field names come by for every record the codec writes; quote each once.
+    if _PLAIN_KEY.fullmatch(key):
+        return ".", key
+    return "", f"[{json.dumps(key, ensure_ascii=False)}]"
+
+
 def at_key(location: str, key: str) -> str:
     """Where ``key`` sits inside the object at ``location``; odd keys are quoted so paths stay readable."""
-    part = key if _PLAIN_KEY.fullmatch(key) else f"[{json.dumps(key, ensure_ascii=False)}]"
-    if not location:
-        return part
-    return f"{location}{part}" if part.startswith("[") else f"{location}.{part}"
+    dot, part = _key_part(key)
+    return f"{location}{dot}{part}" if location else part
 
 
 def at_index(location: str, index: int) -> str:
