@@ -264,7 +264,7 @@ async def run_plan(
         ThreadPoolExecutor(max_workers=max(1, concurrency) + 4, thread_name_prefix="trialbook-trial")
     )
     # A finished trial's folder is removed while the next trial already runs (see SandboxRemover).
-    remover = SandboxRemover(limit=max(1, concurrency))
+    remover = SandboxRemover(limit=2 * max(1, concurrency))
     counters = {"running": 0, "done": 0, "remaining": total}
     running: set[asyncio.Task[None]] = set()
 
