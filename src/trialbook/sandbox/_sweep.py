@@ -12,14 +12,19 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import signal
 import time
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from ._pidcursor import Cursor, cursor, span, young
 from ._procfs import ProcEntry, marker, processes
 
-__all__ = ["Criteria", "doomed", "table", "wait_exit"]
+__all__ = ["Criteria", "Swept", "doomed", "kill_until_clean", "reap", "table", "wait_exit"]
+
+_MAX_ROUNDS = 200
+_KILLED_WAIT_S = 1.0
+"""How long one pass waits for the processes it killed to exit before it looks again."""
 
 
 @dataclass
@@ -112,3 +117,58 @@ def wait_exit(pids: Collection[int], timeout_s: float) -> None:
         for fd in fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+@dataclass
+class Swept:
+    """What :func:`kill_until_clean` did."""
+
+    killed: set[int]
+    ours: set[int]
+    """Of the trials' processes seen, those that are trialbook's children (to reap)."""
+    clean: Cursor | None
+    """The cursor of the pass that found nobody alive: everything up to it was looked at."""
+
+
+def kill_until_clean(
+    start: Cursor | None, since: int | None, criteria: Callable[[Cursor | None], Criteria]
+) -> Swept:
+    """SIGKILL the trials' processes until a full pass finds none of them alive.
+
+    Killing repeats because a dying process's children are re-parented and a forking one makes new ones;
+    between passes it waits for the killed ones to exit, so a pass never sees them dying.
+    """
+    me = os.getpid()
+    swept = Swept(set(), set(), None)
+    for _ in range(_MAX_ROUNDS):
+        entries, now, _ = table(start, since)
+        found = doomed(entries, criteria(now))
+        alive = {e.pid for e in entries if e.pid in found and e.state != "Z"}
+        swept.ours.update(e.pid for e in entries if e.pid in found and e.ppid == me)
+        if not alive:
+            swept.clean = now
+            break
+        for pid in alive:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        swept.killed |= alive
+        wait_exit(alive, _KILLED_WAIT_S)
+    return swept
+
+
+def reap(pids: set[int], timeout_s: float = 2.0) -> None:
+    """Collect the exit status of these children of trialbook, waiting for each to exit (bounded)."""
+    pids = set(pids)
+    deadline = time.monotonic() + timeout_s
+    while pids:
+        for pid in list(pids):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                pids.discard(pid)
+        left = deadline - time.monotonic()
+        if not pids or left <= 0:
+            break
+        wait_exit(pids, min(left, 0.1))

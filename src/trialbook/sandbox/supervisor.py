@@ -27,7 +27,6 @@ import shutil
 import signal
 import sys
 import threading
-import time
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -36,7 +35,7 @@ from .._owner import owner_gone, owner_tag
 from ._cgroup import CgroupRoot, find_cgroup_root
 from ._pidcursor import Cursor, cursor, span
 from ._procfs import boot_ticks, has_procfs, processes
-from ._sweep import Criteria, doomed, table, wait_exit
+from ._sweep import Criteria, kill_until_clean, reap
 
 __all__ = ["TRIAL_MARKER", "Supervisor", "TrialScope", "supervisor"]
 
@@ -44,11 +43,6 @@ TRIAL_MARKER = "TRIALBOOK_TRIAL"
 """The environment variable that tags every process of one trial."""
 
 _PR_SET_CHILD_SUBREAPER = 36
-_MAX_ROUNDS = 200
-
-
-_KILLED_WAIT_S = 1.0
-"""How long one pass waits for the processes it killed to exit before it looks again."""
 
 
 @functools.cache
@@ -264,57 +258,28 @@ class Supervisor:
             start = min(marks, key=lambda mark: mark.forks) if len(marks) == len(scopes) else None
             opened = [scope.opened for scope in scopes if scope.opened is not None]
             since = min(opened) if len(opened) == len(scopes) else None
-        me = os.getpid()
-        killed: set[int] = set()
-        ours: set[int] = set()
-        for _ in range(_MAX_ROUNDS):
-            entries, now, _ = table(start, since)
-            criteria = Criteria(
-                TRIAL_MARKER,
-                markers,
-                roots,
-                {pid for scope, ids in sessions if scope.trusts_sessions(now) for pid in ids},
-                {pid for scope, ids in others if scope.trusts_sessions(now) for pid in ids},
-            )
-            found = doomed(entries, criteria)
-            alive = {e.pid for e in entries if e.pid in found and e.state != "Z"}
-            ours.update(e.pid for e in entries if e.pid in found and e.ppid == me)
-            if not alive:
-                if advance is not None and now is not None:
-                    advance.swept = now
-                break
-            for pid in alive:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            killed |= alive
-            wait_exit(alive, _KILLED_WAIT_S)
-        self._reap(ours)
-        if len(markers) == 1 and killed:
+
+        def criteria(now: Cursor | None) -> Criteria:
+            mine = {pid for scope, ids in sessions if scope.trusts_sessions(now) for pid in ids}
+            theirs = {pid for scope, ids in others if scope.trusts_sessions(now) for pid in ids}
+            return Criteria(TRIAL_MARKER, markers, roots, mine, theirs)
+
+        swept = kill_until_clean(start, since, criteria)
+        if advance is not None and swept.clean is not None:
+            advance.swept = swept.clean
+        with self._lock:
+            # Only what this sweep killed, and not the commands whose starters collect their status
+            # themselves: a zombie child trialbook did not kill may be one that other code in the
+            # process (a test's Popen, a user's fixture) is about to wait for, and its status is theirs.
+            ours = swept.ours - self._leaders
+        reap(ours)
+        if len(markers) == 1 and swept.killed:
             # One trial's marker (its own sweep, or a CLI adapter's): its processes, for its count.
             with self._lock:
                 scope = self._scopes.get(next(iter(markers)))
             if scope is not None:
-                scope.credit(killed)
-        return len(killed)
-
-    def _reap(self, pids: set[int]) -> None:
-        # Only what this sweep killed: a zombie child trialbook did not kill may be one that other code
-        # in the process (a test's Popen, a user's fixture) is about to wait for, and its status is theirs.
-        with self._lock:
-            pids = pids - self._leaders  # their starters collect their status themselves
-        deadline = time.monotonic() + 2.0
-        while pids:
-            for pid in list(pids):
-                try:
-                    done, _ = os.waitpid(pid, os.WNOHANG)
-                except ChildProcessError:
-                    done = pid
-                if done:
-                    pids.discard(pid)
-            left = deadline - time.monotonic()
-            if not pids or left <= 0:
-                break
-            wait_exit(pids, min(left, 0.1))
+                scope.credit(swept.killed)
+        return len(swept.killed)
 
 
 _SUPERVISOR = Supervisor()
