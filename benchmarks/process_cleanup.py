@@ -1,12 +1,12 @@
 """What a trial's process supervision costs: starting a command and sweeping after it.
 
-``naive`` is the floor (``asyncio.create_subprocess_exec`` of ``true``, waited for); ``run_process`` starts
-the command the way trials do (new session, pipes, deadline) without a trial; ``marker`` adds a trial
-scope (marker in the environment, subreaper, the sweep after the agent and the one when the scope
-closes); ``cgroup`` also starts the command inside a per-trial cgroup (``cgroup.kill`` and ``rmdir``),
-where this machine allows it. Modes alternate in batches so a change in the machine's load hits each
-alike. CPU is this process's and its children's (user + system), which a shared machine's other load
-disturbs far less than wall time.
+``naive`` is the floor (``asyncio.create_subprocess_exec`` of ``bash -c true``, waited for);
+``run_process`` starts the command the way trials do (new session, pipes, deadline) without a trial;
+``marker`` adds a trial scope (marker in the environment, subreaper, the sweep after the agent and the one
+when the scope closes); ``cgroup`` also starts the command inside a per-trial cgroup (``cgroup.kill`` and
+``rmdir``), where this machine allows it. Modes alternate in batches so a change in the machine's load
+hits each alike. CPU is this process's and its children's (user + system), which a shared machine's other
+load disturbs far less than wall time.
 
     uv run --frozen python -m benchmarks.process_cleanup            # 5 batches of 40
     uv run --frozen python -m benchmarks.process_cleanup --batches 3 --per-batch 20
@@ -27,7 +27,7 @@ from trialbook.sandbox.process import run_process
 from trialbook.sandbox.supervisor import TRIAL_MARKER, supervisor
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-COMMAND = ["true"]
+COMMAND = ["bash", "-c", "true"]  # as agent scripts, literal steps and checks run
 
 
 async def naive() -> None:
