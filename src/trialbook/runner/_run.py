@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._blocking import run_blocking
 from ..agents import AgentNames
 from ..errors import BudgetForecastError, ExitCode, RunAbortedError, UsageError
 from ..evidence import JsonObject, SuiteReport, publish_json, suite_to_json
@@ -192,7 +192,7 @@ def run(
             record(report, store, options)
         return report
     finally:
-        asyncio.run(pool.aclose())
+        run_blocking(pool.aclose())
         if store is not None:
             store.close()
 
@@ -286,7 +286,7 @@ def _run_and_write(
     results_dir: Path,
 ) -> None:
     cancel = current_cancellation()
-    report.results, report.ledger, checks = asyncio.run(
+    report.results, report.ledger, checks = run_blocking(
         run_plan(
             report.plan,
             pool=pool,

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any, TypeVar
 
+from .._blocking import run_blocking
 from ..assertions._trial import Call, CommandOutcome
 from ..evidence import AgentResult
 from ._capture import OutputCapture
@@ -15,19 +13,6 @@ from ._shims import bash_path
 from .process import ProcessOutcome, run_process
 
 __all__ = ["SandboxTrial", "run_command"]
-
-_T = TypeVar("_T")
-
-
-def _run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
-    # Assertions run in a worker thread with no loop; a caller already inside a loop gets a fresh thread
-    # rather than a "loop is already running" error.
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 def run_command(
@@ -49,7 +34,7 @@ def run_command(
     running = run_process(
         argv, cwd=cwd, env=env, timeout_s=timeout_s, merge_stderr=True, capture=capture, name=name
     )
-    outcome: ProcessOutcome = _run_sync(running)
+    outcome: ProcessOutcome = run_blocking(running)
     return CommandOutcome(
         exit_code=outcome.returncode,
         output=outcome.stdout.decode("utf-8", errors="replace"),
