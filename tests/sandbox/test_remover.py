@@ -6,8 +6,6 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import pytest
-
 from trialbook.sandbox import Sandbox, create_sandbox
 from trialbook.sandbox._remover import SandboxRemover
 
@@ -70,7 +68,7 @@ def test_a_full_queue_makes_the_next_trial_wait(tmp_path: Path) -> None:
     assert list((tmp_path / "trials").iterdir()) == []
 
 
-def test_a_failed_removal_is_raised_by_close_and_the_others_still_go(tmp_path: Path) -> None:
+def test_a_failed_removal_is_returned_by_close_and_the_others_still_go(tmp_path: Path) -> None:
     broken = _sandbox(tmp_path / "trials")
     broken.__class__ = _Broken
     fine = [_sandbox(tmp_path / "trials", files=10) for _ in range(3)]
@@ -79,8 +77,9 @@ def test_a_failed_removal_is_raised_by_close_and_the_others_still_go(tmp_path: P
     remover.remove(broken)
     remover.remove(fine[1])
     remover.remove(fine[2])
-    with pytest.raises(OSError, match="Input/output error"):
-        remover.close()
+    (problem,) = remover.close()
+    assert str(broken.path) in problem
+    assert "Input/output error" in problem
     assert list((tmp_path / "trials").iterdir()) == []
 
 

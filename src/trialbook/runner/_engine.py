@@ -231,6 +231,7 @@ async def run_plan(
     keep_sandboxes: bool = False,
     cancel: Cancellation | None = None,
     controls: Sequence[PlanEntry] = (),
+    problems: list[str] | None = None,
 ) -> tuple[list[EntryResult], BudgetLedger, list[EntryResult]]:
     """Run every ``run`` entry's trials, at most ``concurrency`` at once, until the budget is spent.
 
@@ -242,7 +243,8 @@ async def run_plan(
     finished, and not at all when the trials so far already decide the verdict.
 
     ``controls`` are negative controls (one noop trial each); they cost nothing, run alongside without
-    progress events, and come back as the third value.
+    progress events, and come back as the third value. Sandboxes that could not be removed are named in
+    ``problems``, one line each: the trials' verdicts stand.
     """
     ledger = BudgetLedger(budget_usd)
     results = [EntryResult(entry) for entry in plan if entry.action == "run"]
@@ -393,7 +395,9 @@ async def run_plan(
         if cancel is not None:
             cancel.detach()
         # Every sandbox is gone before the run reports, whatever stopped it.
-        _, interrupted = await settle(remover.close)
+        left, interrupted = await settle(remover.close)
+        if problems is not None:
+            problems.extend(left)
     if interrupted:
         raise asyncio.CancelledError
     for result in results:

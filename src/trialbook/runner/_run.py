@@ -299,6 +299,7 @@ def _run_and_write(
             keep_sandboxes=options.keep_sandboxes,
             cancel=cancel,
             controls=report.controls,
+            problems=report.warnings,
         )
     )
     finished = time.time()

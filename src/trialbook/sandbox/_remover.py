@@ -6,9 +6,11 @@ waits for the disk (milliseconds apiece): done inside the trial, that wait holds
 the folder to a :class:`SandboxRemover` and starts the next trial at once.
 
 Nothing is given up: :meth:`SandboxRemover.close` waits for every removal before the run reports, and
-re-raises the first one that failed; at most ``limit`` folders wait at once (a trial that would queue
-one more waits for room), so a slow disk cannot pile up sandboxes; and a run killed meanwhile leaves
-folders named after its process, which the next run's sweep removes (see :mod:`trialbook.leftovers`).
+returns the ones that failed for the run to report (an agent can make its folder unremovable, ``chattr
++i`` as root, and that must not cost the run its verdicts); at most ``limit`` folders wait at once (a
+trial that would queue one more waits for room), so a slow disk cannot pile up sandboxes; and a run
+killed meanwhile leaves folders named after its process, which the next run's sweep removes (see
+:mod:`trialbook.leftovers`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ class SandboxRemover:
         self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="trialbook-remove")
         self._room = threading.BoundedSemaphore(max(1, limit))
         self._lock = threading.Lock()
-        self._errors: list[BaseException] = []
+        self._errors: list[str] = []
         self._closed = False
 
     def remove(self, sandbox: Sandbox) -> None:
@@ -51,18 +53,20 @@ class SandboxRemover:
     def _remove(self, sandbox: Sandbox) -> None:
         try:
             sandbox.close()
-        except Exception as exc:  # kept for close(), which re-raises it in the run's thread
+        except Exception as exc:  # kept for close(), which returns it to the run to report
             with self._lock:
-                self._errors.append(exc)
+                self._errors.append(f"could not remove the sandbox {sandbox.path}: {exc}")
         finally:
             self._room.release()
 
-    def close(self) -> None:
-        """Wait until every queued sandbox is removed; re-raise the first removal that failed."""
+    def close(self) -> list[str]:
+        """Wait until every queued sandbox is removed; say which could not be, one line each.
+
+        A folder left behind keeps its owner's name, so the next run's sweep of left-overs tries again.
+        """
         with self._lock:
             self._closed = True
         self._pool.shutdown(wait=True)
         with self._lock:
             errors, self._errors = self._errors, []
-        if errors:
-            raise errors[0]
+        return errors
