@@ -74,3 +74,33 @@ def test_trials_at_once_each_kill_exactly_their_own_escapes(
     properties = raw["tests"][0]["properties"]
     assert properties["process_cleanup"] == mechanism
     assert properties["stray_processes_killed"] == TRIALS * STRAYS_PER_TRIAL
+
+
+@pytest.mark.parametrize("mechanism", ["cgroup", "marker"])
+def test_at_concurrency_one_a_trial_never_sees_the_escapes_of_the_one_before(
+    tmp_path: Path, marker: str, mechanism: str
+) -> None:
+    """A trial's place is given back only once its processes are gone, not merely once its agent ended."""
+    script = textwrap.dedent(
+        f"""\
+        if cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n' | grep -q "^{marker}-"; then
+          echo "a process of an earlier trial is still running"; exit 7
+        fi
+        setsid -f bash -c "exec -a {marker}-$$ sleep 300" >/dev/null 2>&1
+        until cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n' | grep -q "^{marker}-$$"; do
+          sleep 0.02
+        done
+        """
+    )
+    evals = tmp_path / "evals"
+    evals.mkdir()
+    body = "prompt_text: escape once\nagents:\n  - name: escaper\n    script: |\n"
+    body += textwrap.indent(script, "      ")
+    body += "trials: 4\ntimeout: 60\nnegative_control: false\nassert:\n  - succeeds: 'true'\n"
+    (evals / "serial.eval.yaml").write_text(body)
+    process = trialbook(tmp_path, "eval", "evals", "--concurrency", "1", cgroup=mechanism == "cgroup")
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, (out + err).decode()
+    assert wait_for_no_survivors(marker) == []
+    raw = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
+    assert raw["tests"][0]["properties"]["stray_processes_killed"] == 4
