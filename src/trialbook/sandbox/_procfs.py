@@ -46,6 +46,8 @@ class ProcEntry:
     state: str
     marker: str | None
     session: int | None = None
+    started: int | None = None
+    """Start time in clock ticks since boot (:func:`boot_ticks`); ``None`` when not read."""
 
 
 def has_procfs() -> bool:
@@ -165,7 +167,7 @@ def processes(variable: str | None = None, *, since: int | None = None) -> Itera
             with contextlib.suppress(OSError):
                 marker = _value(b"\0" + read_proc(f"/proc/{name}/environ"), wanted)
         with contextlib.suppress(ValueError, IndexError):
-            yield ProcEntry(int(name), int(fields[1]), fields[0], marker, int(fields[3]))
+            yield ProcEntry(int(name), int(fields[1]), fields[0], marker, int(fields[3]), _started(fields))
 
 
 _EXIT_SIGNAL = 35
@@ -187,7 +189,14 @@ def entry(pid: int) -> ProcEntry | None:
         return None
     if exit_signal == -1 or ppid == 2 or pid == 2:  # a thread; a kernel thread (child of kthreadd)
         return None
-    return ProcEntry(pid, ppid, fields[0], None, session)
+    return ProcEntry(pid, ppid, fields[0], None, session, _started(fields))
+
+
+def _started(fields: list[str]) -> int | None:
+    try:
+        return int(fields[19]) if len(fields) > 19 else None
+    except ValueError:
+        return None
 
 
 def marker(pid: int, variable: str) -> str | None:

@@ -14,7 +14,7 @@ import os
 import select
 import signal
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ._pidcursor import Cursor, cursor, span, young
@@ -39,6 +39,9 @@ class Criteria:
     """The sessions of commands the trials started (a session id is its first process's pid)."""
     foreign: Collection[int] = field(default_factory=set)
     """Sessions of other trials still running: their processes are theirs, with no need to read them."""
+    held: Mapping[int, int | None] = field(default_factory=dict)
+    """Sessions of the trials' commands whose members started before a moment (boot ticks; ``None``:
+    any time) are the trials', even where ``sessions`` cannot be trusted (see ``held_sessions``)."""
 
 
 def table(start: Cursor | None, since: int | None) -> tuple[list[ProcEntry], Cursor | None, bool]:
@@ -78,7 +81,9 @@ def doomed(entries: Iterable[ProcEntry], criteria: Criteria) -> set[int]:
     take(
         entry.pid
         for entry in entries
-        if entry.session in criteria.sessions or (entry.pid in criteria.roots and entry.ppid == me)
+        if entry.session in criteria.sessions
+        or (entry.pid in criteria.roots and entry.ppid == me)
+        or _held(entry, criteria.held)
     )
     if criteria.markers:
         take(
@@ -90,6 +95,13 @@ def doomed(entries: Iterable[ProcEntry], criteria: Criteria) -> set[int]:
             and marker(entry.pid, criteria.variable) in criteria.markers
         )
     return found
+
+
+def _held(entry: ProcEntry, held: Mapping[int, int | None]) -> bool:
+    if entry.session is None or entry.session not in held:
+        return False
+    before = held[entry.session]
+    return before is None or (entry.started is not None and entry.started < before)
 
 
 def wait_exit(pids: Collection[int], timeout_s: float) -> None:

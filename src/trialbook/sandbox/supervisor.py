@@ -34,7 +34,7 @@ from pathlib import Path
 from .._owner import owner_gone, owner_tag
 from ._cgroup import CgroupRoot, find_cgroup_root
 from ._pidcursor import Cursor, cursor, span
-from ._procfs import boot_ticks, has_procfs, processes
+from ._procfs import boot_ticks, clock_agrees, has_procfs, processes
 from ._sweep import Criteria, kill_until_clean, reap
 
 __all__ = ["TRIAL_MARKER", "Supervisor", "TrialScope", "supervisor"]
@@ -77,6 +77,8 @@ class TrialScope:
         """Commands started and not yet waited for."""
         self.sessions: set[int] = set()
         """Every command started: each leads a session of its own, whose id is its pid."""
+        self.reaped: dict[int, int | None] = {}
+        """When each waited-for command's status was collected (boot ticks; ``None``: unknown)."""
         self.swept: Cursor | None = self.origin
         """Up to here every process was looked at by a sweep and none alive is the trial's."""
         self._stray: set[int] = set()
@@ -108,6 +110,19 @@ class TrialScope:
         could found a new session with the same id.
         """
         return self.origin is not None and now is not None and span(self.origin, now) is not None
+
+    def held_sessions(self) -> dict[int, int | None]:
+        """Sessions whose members are the trial's even where pids may have been handed out twice.
+
+        A session's id is held, so no new session can take it, while its leader is unreaped or any
+        member lives: a session reborn under the same id began after its command was reaped. So a
+        process in one of these sessions is the trial's if it started before that (the value, in boot
+        ticks, less one tick for rounding), or at any time while the command is not reaped yet (``None``).
+        """
+        held: dict[int, int | None] = dict.fromkeys(self.leaders)
+        if clock_agrees():
+            held.update((pid, at - 1) for pid, at in self.reaped.items() if at is not None)
+        return held
 
     def sweep(self) -> int:
         """Kill and reap what the trial still runs, keeping the scope open for the commands still to come."""
@@ -195,6 +210,8 @@ class Supervisor:
             self._leaders.discard(pid)
             for scope in self._scopes.values():
                 scope.leaders.discard(pid)
+                if pid in scope.sessions:
+                    scope.reaped[pid] = boot_ticks()
 
     def kill_orphaned(self) -> int:
         """Kill the trial processes of trialbook runs that are gone (killed with ``kill -9``)."""
@@ -251,6 +268,7 @@ class Supervisor:
         with self._lock:  # copies: commands of other trials start meanwhile, on the event loop
             scopes = [self._scopes[m] for m in markers if m in self._scopes]
             sessions = [(scope, frozenset(scope.sessions)) for scope in scopes]
+            held = {pid: at for scope in scopes for pid, at in scope.held_sessions().items()}
             others = [(s, frozenset(s.sessions)) for s in self._scopes.values() if s.marker not in markers]
         start: Cursor | None = None
         if scopes and len(scopes) == len(markers):  # every marker is an open trial's
@@ -262,7 +280,7 @@ class Supervisor:
         def criteria(now: Cursor | None) -> Criteria:
             mine = {pid for scope, ids in sessions if scope.trusts_sessions(now) for pid in ids}
             theirs = {pid for scope, ids in others if scope.trusts_sessions(now) for pid in ids}
-            return Criteria(TRIAL_MARKER, markers, roots, mine, theirs)
+            return Criteria(TRIAL_MARKER, markers, roots, mine, theirs, held)
 
         swept = kill_until_clean(start, since, criteria)
         if advance is not None and swept.clean is not None:
