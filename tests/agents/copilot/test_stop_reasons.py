@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
-import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -65,17 +64,18 @@ class Nothing(BaseModel):
     pass
 
 
-def _wait_until_dead(pid: int) -> None:
-    """Until the kernel has ended ``pid`` (a zombie waiting for its parent counts as dead)."""
-    stat = Path(f"/proc/{pid}/stat")
-    for _ in range(3000):
-        try:
-            if stat.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
-                return
-        except (FileNotFoundError, ProcessLookupError):
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"process {pid} is still alive 30 s after SIGKILL")
+def _kill_and_wait(pid: int) -> None:
+    """SIGKILL ``pid`` and wait until the whole process has ended, as its pidfd tells.
+
+    ``/proc/<pid>/stat`` says ``Z`` as soon as the main thread is gone, while a many-threaded CLI's other
+    threads may still be ending; the pool (rightly) still counts such a process as running.
+    """
+    fd = os.pidfd_open(pid)
+    try:
+        os.kill(pid, signal.SIGKILL)
+        assert select.select([fd], [], [], 30)[0], f"process {pid} is still running 30 s after SIGKILL"
+    finally:
+        os.close(fd)
 
 
 def _remembering(pool: ServerPool, pids: list[int], wrap_disconnect: bool = False) -> None:
@@ -146,8 +146,7 @@ async def test_a_cli_killed_mid_trial_ends_the_trial_at_once_and_the_next_trial_
         assert pool.started == 2
 
         # The idle CLI dies between trials: the next trial must not be handed the corpse either.
-        os.kill(pids[-1], signal.SIGKILL)
-        _wait_until_dead(pids[-1])
+        _kill_and_wait(pids[-1])
         with ChatServer([text("fine again")]) as server:
             config = CopilotEval(model="fake-model", provider=server.provider(), cli_path=copilot_cli)
             third = await CopilotAgent(config, environ={}, pool=pool).run(sandbox.task("hi", pkg_cache))

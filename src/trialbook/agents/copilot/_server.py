@@ -22,7 +22,7 @@ from copilot import CopilotClient, RuntimeConnection
 from ...sandbox.process import run_process
 from .._copilot_names import TOKEN_VARIABLES
 from .._protocol import Availability
-from ._exit import cli_process
+from ._exit import cli_process, has_exited
 from ._forward import AuditingRequestHandler
 
 __all__ = [
@@ -226,4 +226,4 @@ class ServerPool:
 
 def _exited(server: _Server) -> bool:
     process = cli_process(server.client)
-    return server.started and process is not None and process.poll() is not None
+    return server.started and process is not None and has_exited(process)

@@ -166,11 +166,10 @@ async def _drive(
         for waiter in waiters:
             waiter.cancel()
     if exited is not None and exited in done and not run.idle.is_set():
-        assert process is not None
         run.cli_exited = True
         run.request_stop(
             "execution_error",
-            f"the Copilot CLI exited during the trial ({describe_exit(process.poll())}); "
+            f"the Copilot CLI exited during the trial ({describe_exit(exited.result())}); "
             "the events it sent before are kept",
         )
         return
