@@ -25,6 +25,7 @@ __all__ = [
     "entry",
     "has_procfs",
     "marker",
+    "mid_exec",
     "processes",
     "read_proc",
     "start_time",
@@ -197,6 +198,19 @@ def _started(fields: list[str]) -> int | None:
         return int(fields[19]) if len(fields) > 19 else None
     except ValueError:
         return None
+
+
+def mid_exec(pid: int) -> bool:
+    """Whether ``pid`` is inside ``execve``: its new memory holds no arguments or environment yet.
+
+    In that moment (after the starter of a command already saw it exec) ``/proc/<pid>/environ`` reads
+    empty, so a marker it carries cannot be seen; a moment later it can. Kernel threads read so too, and
+    are not asked.
+    """
+    try:
+        return read_proc(f"/proc/{pid}/cmdline") == b"" and read_proc(f"/proc/{pid}/environ") == b""
+    except OSError:
+        return False
 
 
 def marker(pid: int, variable: str) -> str | None:

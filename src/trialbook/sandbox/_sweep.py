@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ._pidcursor import Cursor, cursor, span, young
-from ._procfs import ProcEntry, marker, processes
+from ._procfs import ProcEntry, marker, mid_exec, processes
 
 __all__ = ["Criteria", "Swept", "doomed", "kill_until_clean", "reap", "table", "wait_exit"]
 
@@ -158,6 +158,13 @@ def kill_until_clean(
         alive = {e.pid for e in entries if e.pid in found and e.state != "Z"}
         swept.ours.update(e.pid for e in entries if e.pid in found and e.ppid == me)
         if not alive:
+            settling = (
+                e for e in entries if e.pid not in found and e.state != "Z" and 2 not in (e.pid, e.ppid)
+            )
+            if any(e.ppid != 0 and mid_exec(e.pid) for e in settling):
+                # Its environment is not readable yet, so its marker cannot be told: look again.
+                time.sleep(0.001)
+                continue
             swept.clean = now
             break
         for pid in alive:
