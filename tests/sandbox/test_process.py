@@ -2,6 +2,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -112,3 +113,34 @@ async def test_a_line_longer_than_the_stream_limit_is_captured_whole(tmp_path: P
         timeout_s=30,
     )
     assert whole.stdout == b"x" * 300000 + b"\ntail\n"
+
+
+@pytest.mark.asyncio
+async def test_cancellation_while_the_process_is_still_being_connected_kills_the_group(
+    tmp_path: Path,
+) -> None:
+    # The process is forked and running, but the event loop has not yet connected its pipes (it is
+    # held up, as on a loaded machine): asyncio's own cancellation path kills only the leader and on
+    # Python 3.11 then waits for pipes the background children hold open, forever.
+    task = asyncio.create_task(run_process(["bash", "-c", SPAWN_TREE], cwd=tmp_path, env=ENV))
+    pids_file = tmp_path / "pids"
+    try:
+        for _ in range(2):  # run_process starts, then the fork happens; the pipes are not connected yet
+            await asyncio.sleep(0)
+        for _ in range(3000):  # blocking on purpose: the loop must not run meanwhile
+            if pids_file.exists() and len(read_pids(pids_file)) == 3:
+                break
+            time.sleep(0.01)
+        pids = read_pids(pids_file)
+        assert len(pids) == 3 and all(running(pid) for pid in pids)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(task), 30)
+        assert wait_gone(pids) == []
+    finally:
+        # Never leave sleepers behind (nor a task stuck on their pipes), even when the code under test hangs.
+        for pid in read_pids(pids_file) if pids_file.exists() else []:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(task, 30)

@@ -141,16 +141,23 @@ async def run_process(
     loop = asyncio.get_running_loop()
     started = time.monotonic()
     owner = supervisor()
-    transport, protocol = await loop.subprocess_exec(
-        lambda: _LeaderExitProtocol(loop),
-        *owner.prepare(argv, env),
-        cwd=cwd,
-        env=dict(env),
-        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
-        start_new_session=True,
+    spawn = asyncio.ensure_future(
+        loop.subprocess_exec(
+            lambda: _LeaderExitProtocol(loop),
+            *owner.prepare(argv, env),
+            cwd=cwd,
+            env=dict(env),
+            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
     )
+    try:
+        transport, protocol = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        await _abandon(spawn, env)
+        raise
     proc = asyncio.subprocess.Process(transport, protocol, loop)
     owner.started(proc.pid, env)
     out = capture.stream() if on_stdout_line is None else None
@@ -192,6 +199,36 @@ async def run_process(
         timed_out=timed_out,
         duration_ms=(time.monotonic() - started) * 1000,
     )
+
+
+async def _abandon(
+    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _LeaderExitProtocol]], env: Mapping[str, str]
+) -> None:
+    """End a process whose start was cancelled: its whole group, without waiting on its pipes.
+
+    The process runs as soon as it is forked, before the loop has connected its pipes. Cancelling
+    ``subprocess_exec`` then kills only the leader and (Python 3.11) waits for the pipes to close,
+    which background children hold open for as long as they live. Letting the start finish and then
+    killing the group ends them all.
+    """
+    while not spawn.done():
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(spawn)
+    if spawn.cancelled() or spawn.exception() is not None:
+        return
+    transport, protocol = spawn.result()
+    pid = transport.get_pid()
+    try:
+        if pid is not None:
+            owner = supervisor()
+            owner.started(pid, env)  # its session is the trial's, for the sweep that follows
+            kill_group(pid)
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(protocol.exited), GRACE_S)
+            if protocol.exited.done():
+                owner.waited(pid)
+    finally:
+        transport.close()
 
 
 def _finish(capture: OutputCapture, stream: StreamCapture | None, name: str) -> bytes:
