@@ -200,6 +200,10 @@ def _started(fields: list[str]) -> int | None:
         return None
 
 
+_SETTLING_TICKS = 5
+"""Clock ticks (usually 50 ms) after its start during which an empty environment may be an exec's."""
+
+
 def mid_exec(pid: int) -> bool:
     """Whether ``pid`` is inside ``execve``: its new memory holds no arguments or environment yet.
 
@@ -208,9 +212,18 @@ def mid_exec(pid: int) -> bool:
     are not asked.
     """
     try:
-        return read_proc(f"/proc/{pid}/cmdline") == b"" and read_proc(f"/proc/{pid}/environ") == b""
+        if read_proc(f"/proc/{pid}/environ") != b"":
+            return False
+        if read_proc(f"/proc/{pid}/cmdline") == b"":
+            return True
     except OSError:
         return False
+    # Arguments already there, environment not yet: only a process that has just started is still
+    # settling; an older one with an empty environment (``env -i``) really has none.
+    fields = _stat_fields(pid)
+    started = _started(fields) if fields is not None else None
+    now = boot_ticks()
+    return started is not None and now is not None and now - started <= _SETTLING_TICKS
 
 
 def marker(pid: int, variable: str) -> str | None:
