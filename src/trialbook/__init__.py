@@ -4,6 +4,8 @@ The public Python API: ``define_eval`` and the assertions for ``*.eval.py`` file
 custom agents, and ``run`` / ``RunOptions`` — the library call behind ``trialbook eval``.
 """
 
+from __future__ import annotations
+
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -11,6 +13,8 @@ __version__ = "0.1.0"
 read through ``importlib.metadata``, whose import cost every command about 60 ms of CPU."""
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .agents import AgentSpec, script_agent
     from .assertions import (
         assert_that,
@@ -48,15 +52,34 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'trialbook' has no attribute {name!r}")
-    from importlib import import_module
+def _lazy_exports(
+    package: str, table: dict[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """A package's ``__getattr__`` and ``__dir__`` that import each name of ``table`` on first use.
 
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+    ``table`` maps a public name to the submodule defining it. The packages whose import must stay
+    cheap (this one, ``history``, ``select``) share this; it lives here because this module is loaded
+    anyway, so sharing it costs no extra module in every pytest session.
+    """
+    import sys
+
+    def __getattr__(name: str) -> Any:
+        module = table.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        from importlib import import_module
+
+        value = getattr(import_module(f".{module}", package), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*vars(sys.modules[package]), *table})
+
+    return __getattr__, __dir__
+
+
+__getattr__, _ = _lazy_exports(__name__, _LAZY)
 
 
 __all__ = [
