@@ -38,11 +38,9 @@ def _pidfd(process: subprocess.Popen[bytes]) -> int | None:
         raise ProcessLookupError(process.pid)  # reaped: the pid may belong to someone else by now
     try:
         return os.pidfd_open(process.pid)
-    except (AttributeError, PermissionError):
-        return None
-    except OSError as exc:
-        if isinstance(exc, ProcessLookupError):
-            raise
+    except ProcessLookupError:
+        raise
+    except (AttributeError, OSError):
         return None
 
 
