@@ -111,3 +111,27 @@ def test_at_concurrency_one_a_trial_never_sees_the_escapes_of_the_one_before(
     assert wait_for_no_survivors(marker) == []
     raw = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
     assert raw["tests"][0]["properties"]["stray_processes_killed"] == 4
+
+
+@pytest.mark.parametrize("mechanism", ["cgroup", "marker"])
+def test_what_checks_of_trials_at_once_start_ends_with_each_and_is_counted(
+    tmp_path: Path, marker: str, mechanism: str
+) -> None:
+    check = f"setsid -f bash -c 'exec -a {marker}-check sleep 300' >/dev/null 2>&1; true"
+    evals = tmp_path / "evals"
+    evals.mkdir()
+    (evals / "check.eval.yaml").write_text(
+        # The check passes on an untouched sandbox too, which is the point here, not a vacuous eval.
+        "prompt_text: hi\nagents: [{name: quick, script: 'true'}]\nnegative_control: false\n"
+        f'trials: 3\nassert:\n  - succeeds: "{check}"\n'
+    )
+    process = trialbook(tmp_path, "eval", "evals", "--concurrency", "3", cgroup=mechanism == "cgroup")
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, (out + err).decode()
+    assert wait_for_no_survivors(marker) == []
+    assert list((tmp_path / "tmp").glob("trialbook-*")) == []
+    properties = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())["tests"][0][
+        "properties"
+    ]
+    assert properties["process_cleanup"] == mechanism
+    assert properties["stray_processes_killed"] == 3
