@@ -82,3 +82,96 @@ def test_a_template_symlink_cannot_carry_a_placed_file_out_of_the_sandbox(
     error = json.loads((folder / "result.json").read_text())["result"]["error"]
     assert "placing the eval's instruction files and skills failed" in error
     assert "outside the sandbox" in error
+
+
+NOTES_SKILL = "---\nname: notes\ndescription: Notes.\n---\nWrite notes.\n"
+SEEN = """
+```sh
+for f in AGENTS.md CLAUDE.md; do echo "$f: $(cat $f)"; done > seen.txt
+ls -la .agents/skills >> seen.txt
+cat .agents/skills/notes/SKILL.md >> seen.txt
+echo "agent was here" >> AGENTS.md
+echo "agent was here" >> .agents/skills/notes/SKILL.md
+```
+"""
+
+
+def _linked_eval(tmp_path: Path) -> Path:
+    """An eval declaring AGENTS.md, CLAUDE.md and a skill, whose trials print what they find."""
+    write(tmp_path / "evals/prompt.md", SEEN)
+    return write(
+        tmp_path / "evals/linked.eval.yaml",
+        """
+        prompt: prompt.md
+        agents: [literal]
+        negative_control: false
+        sandbox: {template: ../template}
+        instructions: [../repo/AGENTS.md, ../repo/CLAUDE.md]
+        skills: [../repo/skills/notes]
+        assert:
+          - file_contains: {path: seen.txt, pattern: "AGENTS.md: declared agents rule"}
+          - file_contains: {path: seen.txt, pattern: "CLAUDE.md: declared claude rule"}
+          - file_contains: {path: seen.txt, pattern: Write notes.}
+          - file_exists: keep/kept.txt
+        """,
+    )
+
+
+def test_a_template_symlink_at_a_placed_path_is_replaced_not_written_through(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    # A repository keeping AGENTS.md as a link to CLAUDE.md, and its skills folder as a link to another
+    # folder: the declared files replace the links, and what the links pointed at is left as it was.
+    write(tmp_path / "repo/AGENTS.md", "declared agents rule\n")
+    write(tmp_path / "repo/CLAUDE.md", "declared claude rule\n")
+    write(tmp_path / "repo/skills/notes/SKILL.md", NOTES_SKILL)
+    write(tmp_path / "template/CLAUDE.md", "the template's claude rule\n")
+    os.symlink("CLAUDE.md", tmp_path / "template/AGENTS.md")
+    write(tmp_path / "template/keep/kept.txt", "kept\n")
+    (tmp_path / "template/.agents/skills").mkdir(parents=True)
+    os.symlink("../../keep", tmp_path / "template/.agents/skills/notes")
+    _linked_eval(tmp_path)
+    result = invoke("eval", "evals")
+    assert result.exit_code == 0, result.output
+    # Its checks passed: each file holds its own declared text, and keep/ is still there.
+    assert os.readlink(tmp_path / "template/AGENTS.md") == "CLAUDE.md"  # the template is untouched
+    _assert_only_the_agents_edits(tmp_path)
+
+
+def _assert_only_the_agents_edits(tmp_path: Path) -> None:
+    """The change record shows what the agent did, nothing of what placing replaced."""
+    folder = tmp_path / ".trialbook/runs/latest/evals/linked/literal/trial-1"
+    changes = json.loads((folder / "changes.json").read_text())
+    assert [(entry["path"], entry["status"]) for entry in changes["files"]] == [
+        (".agents/skills/notes/SKILL.md", "modified"),
+        ("AGENTS.md", "modified"),
+        ("seen.txt", "created"),
+    ]
+    for entry in changes["files"][:2]:
+        assert entry["diff"].endswith("+agent was here\n"), entry["diff"]
+
+
+def test_placed_files_are_regular_files_even_when_the_declared_ones_are_links_out_of_the_repository(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    # The declared AGENTS.md and the skill's SKILL.md are absolute links to files outside the repository.
+    # Each trial gets their text as files of its own: an agent editing them edits its sandbox only, and
+    # trialbook never writes through a link either.
+    outside = tmp_path / "outside"
+    write(outside / "AGENTS.md", "declared agents rule\n")
+    write(outside / "SKILL.md", NOTES_SKILL)
+    write(tmp_path / "repo/CLAUDE.md", "declared claude rule\n")
+    (tmp_path / "repo/skills/notes").mkdir(parents=True)
+    os.symlink(outside / "AGENTS.md", tmp_path / "repo/AGENTS.md")
+    os.symlink(outside / "SKILL.md", tmp_path / "repo/skills/notes/SKILL.md")
+    write(tmp_path / "template/keep/kept.txt", "kept\n")
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in outside.iterdir()}
+    _linked_eval(tmp_path)
+    result = invoke("eval", "evals")
+    assert result.exit_code == 0, result.output
+    after = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in outside.iterdir()}
+    assert after == before
+    folder = tmp_path / ".trialbook/runs/latest/evals/linked/literal/trial-1"
+    rows = json.loads((folder / "result.json").read_text())["result"]["instructions_loaded"]
+    assert rows[0]["sha256"] == hashlib.sha256(b"declared agents rule\n").hexdigest()
+    _assert_only_the_agents_edits(tmp_path)

@@ -16,7 +16,14 @@ from ..agents import Agent
 from ..evidence import AgentResult, DeclaredInput, InstructionLoad
 from ..spec import InstructionFile, SkillFolder
 
-__all__ = ["DEFAULT_SKILLS_FOLDER", "place_inputs", "placed_sources", "skills_folder", "with_loading"]
+__all__ = [
+    "DEFAULT_SKILLS_FOLDER",
+    "place_inputs",
+    "placed_roots",
+    "placed_sources",
+    "skills_folder",
+    "with_loading",
+]
 
 DEFAULT_SKILLS_FOLDER = ".agents/skills"
 """Where skills go for agents that name no folder of their own: the folder shared by several agents."""
@@ -29,13 +36,23 @@ def skills_folder(agent: Agent) -> str:
 
 
 def _inside(workdir: Path, relative: str) -> Path:
-    target = (workdir / relative).resolve()
-    if not target.is_relative_to(workdir.resolve()):
+    """Where ``relative`` is placed: its folder resolved, its own name not (a link there is replaced)."""
+    path = workdir / relative
+    folder = path.parent.resolve()
+    if not folder.is_relative_to(workdir.resolve()):
         # A template symlink (.github -> /elsewhere) must not carry a placed file out of the sandbox.
         raise ValueError(
             f"{relative} would be placed outside the sandbox (through a symlink in the template)"
         )
-    return target
+    return folder / path.name
+
+
+def _clear(target: Path) -> None:
+    """Remove what the template holds at ``target``; a symlink is removed itself, never followed."""
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif target.exists():
+        shutil.rmtree(target)
 
 
 def place_inputs(
@@ -44,7 +61,9 @@ def place_inputs(
     """Copy the inputs into ``workdir`` (over template files of the same path) and describe them.
 
     The text written is the text that was loaded and hashed with the eval, so the evidence's hash is of
-    what the agent could read.
+    what the agent could read. Each instruction file and each skill's ``SKILL.md`` is written as a regular
+    file of the sandbox, also where the declared file or the template's file at that path is a symlink:
+    an agent editing it edits its own copy, and placing never writes through a link.
 
     Raises:
         ValueError: a path would leave the sandbox through a symlink the template holds.
@@ -53,18 +72,17 @@ def place_inputs(
     for item in instructions:
         target = _inside(workdir, item.path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.unlink(missing_ok=True)
+        _clear(target)
         target.write_text(item.text, encoding="utf-8")
         declared.append(DeclaredInput.instruction_file(item.path, item.sha256, item.text))
     for skill in skills:
         relative = f"{folder}/{skill.name}"
         target = _inside(workdir, relative)
-        if target.is_symlink() or target.is_file():
-            target.unlink()
-        elif target.exists():
-            shutil.rmtree(target)
+        _clear(target)
         shutil.copytree(skill.source, target, symlinks=True)
-        (target / "SKILL.md").write_text(skill.skill_md, encoding="utf-8")
+        skill_md = target / "SKILL.md"
+        skill_md.unlink()  # copied as it is in the skill's folder, possibly a link to a file elsewhere
+        skill_md.write_text(skill.skill_md, encoding="utf-8")
         declared.append(DeclaredInput.skill(relative, skill.sha256, skill.description, skill.skill_md))
     return tuple(declared)
 
@@ -75,13 +93,22 @@ def placed_sources(
     """Each placed file's sandbox path and the file it came from.
 
     The sandbox's change record starts placed files from these, so it shows only what the agent did.
+    ``SKILL.md`` is named by the file it leads to when it is a link, as it was placed as a regular file.
     """
     found = {item.path: item.source for item in instructions}
     for skill in skills:
         for path in sorted(skill.source.rglob("*")):
             if path.is_file() or path.is_symlink():
                 found[f"{folder}/{skill.name}/{path.relative_to(skill.source).as_posix()}"] = path
+        found[f"{folder}/{skill.name}/SKILL.md"] = (skill.source / "SKILL.md").resolve()
     return found
+
+
+def placed_roots(
+    instructions: tuple[InstructionFile, ...], skills: tuple[SkillFolder, ...], folder: str
+) -> tuple[str, ...]:
+    """The sandbox paths placing replaced: whatever the template held there (and below) is gone."""
+    return (*(item.path for item in instructions), *(f"{folder}/{skill.name}" for skill in skills))
 
 
 def with_loading(result: AgentResult, declared: tuple[DeclaredInput, ...]) -> AgentResult:

@@ -20,7 +20,7 @@ from ..sandbox._changes import CHANGES_FILE, record_changes
 from ..sandbox.supervisor import TrialScope
 from ..verdict import trial_passed
 from ._explain import Explanation, explain_trial
-from ._inputs import placed_sources, skills_folder
+from ._inputs import placed_roots, placed_sources, skills_folder
 from ._outputs import write_json, write_trial_files
 
 if TYPE_CHECKING:
@@ -88,8 +88,10 @@ def check_trial(
     # not the agent's calls.
     agent_calls = sandbox.call_log.read_bytes() if sandbox.call_log.exists() else b""
     # Likewise the file changes: what the agent left behind, before checks run their own commands.
-    placed = placed_sources(request.instructions, request.skills, skills_folder(agent))
-    changes = record_changes(request.template, sandbox.workdir, masker, placed)
+    folder = skills_folder(agent)
+    placed = placed_sources(request.instructions, request.skills, folder)
+    replaced = placed_roots(request.instructions, request.skills, folder)
+    changes = record_changes(request.template, sandbox.workdir, masker, placed, replaced)
     finished = sandbox.finished(result, capture)
     if finished.call_log_problems:
         # A torn or unreadable call-log line means the record of what the agent ran is incomplete.

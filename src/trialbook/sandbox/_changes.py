@@ -14,7 +14,7 @@ import difflib
 import hashlib
 import os
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,12 +153,18 @@ def _changed(template: dict[str, Path], work: dict[str, Path]) -> Iterator[tuple
 
 
 def record_changes(
-    template: Path | None, workdir: Path, masker: Masker, placed: Mapping[str, Path] | None = None
+    template: Path | None,
+    workdir: Path,
+    masker: Masker,
+    placed: Mapping[str, Path] | None = None,
+    replaced: Collection[str] = (),
 ) -> JsonObject:
     """Compare ``workdir`` with the ``template`` it was copied from (an empty folder when ``None``).
 
     ``placed`` maps sandbox paths trialbook put there itself (declared instruction files and skills) to
     the file each was copied from: that file is their starting point, so only the agent's edits show.
+    ``replaced`` names the paths placing cleared first: the template's files at or under them are not
+    part of the starting point (trialbook removed them, not the agent).
 
     Returns a JSON object: ``files`` (one entry per changed path, sorted), ``counts`` per status,
     ``omitted`` (changed paths past :data:`MAX_ENTRIES`) and the limits that applied.
@@ -167,7 +173,12 @@ def record_changes(
     counts = {"created": 0, "modified": 0, "deleted": 0}
     omitted = 0
     budget = MAX_TOTAL_DIFF_BYTES
-    for rel, old, new in _changed({**_files(template), **(placed or {})}, _files(workdir)):
+    start = {
+        rel: path
+        for rel, path in _files(template).items()
+        if not any(rel == root or rel.startswith(root + "/") for root in replaced)
+    }
+    for rel, old, new in _changed({**start, **(placed or {})}, _files(workdir)):
         status = "created" if old is None else "deleted" if new is None else "modified"
         counts[status] += 1
         if len(entries) >= MAX_ENTRIES:
