@@ -114,7 +114,15 @@ def test_the_cache_key_follows_content_not_location(project: Path) -> None:
     # Any file of a skill, not only SKILL.md, is part of the key.
     write(project, "elsewhere/AGENTS.md", "Always run make check.\n")
     write(project, "skills/deploy/scripts/run.sh", "echo deploy --prod\n")
-    assert _key(project) != first
+    second = _key(project)
+    assert second != first
+    # So is a link in it, to a file or to a folder (copied as a link, so its target is what counts).
+    os.symlink("scripts", project / "skills/deploy/tools")
+    third = _key(project)
+    assert third != second
+    (project / "skills/deploy/tools").unlink()
+    os.symlink("../plain", project / "skills/deploy/tools")
+    assert _key(project) not in (second, third)
 
 
 @pytest.mark.parametrize(
@@ -264,3 +272,21 @@ def test_loaded_must_name_a_declared_input(project: Path) -> None:
         "evals/x.eval.yaml:6: assert[0].loaded: CLAUDE.md is not declared (name an instruction file by its "
         "sandbox path or a skill by name (declared: AGENTS.md, deploy-app))"
     ]
+
+
+def test_a_file_whose_size_says_nothing_is_still_held_to_the_limit(project: Path) -> None:
+    # Files under /proc report a size of 0 whatever they hold: the limit is of the bytes actually read.
+    write(project, "evals/x.eval.yaml", HEAD + "instructions:\n  - {path: /proc/kallsyms, to: AGENTS.md}\n")
+    assert problems("evals") == [
+        "evals/x.eval.yaml:4: instructions[0]: the instruction file /proc/kallsyms holds more than the limit "
+        "of 262,144 bytes (looked for /proc/kallsyms; paths are relative to the eval file)"
+    ]
+
+
+def test_the_hash_is_of_the_file_as_it_is_line_ends_and_all(project: Path) -> None:
+    (project / "AGENTS.md").write_bytes(b"Always run make check.\r\nThen push.\r\n")
+    write(project, "evals/x.eval.yaml", HEAD + "instructions: [../AGENTS.md]\n")
+    (spec,) = load("evals")
+    (placed,) = spec.instructions
+    assert placed.text == "Always run make check.\r\nThen push.\r\n"
+    assert placed.sha256 == hashlib.sha256((project / "AGENTS.md").read_bytes()).hexdigest()

@@ -47,7 +47,12 @@ def _read_text(path: Path, what: str, written: str, limit: int) -> tuple[str | N
     if info.st_size > limit:
         return None, f"the {what} {written} is {info.st_size:,} bytes, more than the limit of {limit:,}"
     try:
-        text = path.read_text(encoding="utf-8")
+        # At most one byte past the limit: a file whose size says 0 (in /proc, say) may hold more.
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
+        if len(data) > limit:
+            return None, f"the {what} {written} holds more than the limit of {limit:,} bytes"
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"the {what} {written} cannot be read as UTF-8 text ({type(exc).__name__})"
     if "\0" in text:
@@ -170,7 +175,9 @@ def _tree_sha256(folder: Path) -> str | tuple[str, ...]:
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames.sort()
         base = Path(dirpath)
-        for name in sorted(filenames):
+        # A link to a folder is listed among the folders (and not walked into): it is hashed as a link.
+        links = [name for name in dirnames if (base / name).is_symlink()]
+        for name in sorted([*filenames, *links]):
             path = base / name
             rel = path.relative_to(folder).as_posix()
             info = path.lstat()
