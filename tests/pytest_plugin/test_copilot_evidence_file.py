@@ -1,8 +1,10 @@
 """``pytest --trialbook-evidence`` with ``copilot_eval`` on the real Copilot CLI: the saved suite keeps
-child results, request audit and skill discovery, and loads strictly."""
+child results, request audit, skill discovery and tool images, loads strictly, and no file the plugin
+writes holds a credential the session was given."""
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 import pytest
@@ -100,3 +102,114 @@ def test_saved_suite_holds_child_results_audit_and_skill_discovery(
     assert parent.skill_discovery is not None
     assert parent.skill_discovery.complete
     assert [skill.name for skill in parent.skill_discovery.skills] == ["greet"]
+
+
+LEAKY_TEST = """
+import base64
+import os
+
+import pytest
+from copilot import define_tool
+from copilot.tools import ToolBinaryResult, ToolResult
+from pydantic import BaseModel
+
+from trialbook.agents.copilot import CopilotEval
+from trialbook.testing import ChatServer, call, text
+
+KEY = os.environ["TEST_PROVIDER_KEY"]
+HEADER = os.environ["TEST_HEADER_SECRET"]
+PNG, JPEG = (bytes.fromhex(os.environ[name]) for name in ("TEST_PNG", "TEST_JPEG"))
+
+
+class Numbers(BaseModel):
+    x: int
+
+
+def snap(params, invocation):
+    return ToolResult(
+        text_result_for_llm=f"two pictures for {KEY}",
+        binary_results_for_llm=[
+            ToolBinaryResult(data=base64.b64encode(PNG).decode(), mime_type="image/png", type="image"),
+            ToolBinaryResult(data=base64.b64encode(JPEG).decode(), mime_type="image/jpeg", type="image"),
+        ],
+    )
+
+
+@pytest.mark.asyncio
+async def test_leaks_both_and_takes_pictures(copilot_eval, tmp_path):
+    script = [
+        call("snap", x=1),
+        call("bash", command=f"echo {KEY} {HEADER}", description=f"uses {KEY}"),
+        text(f"the key is {KEY} and the header {HEADER}"),
+    ]
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path / "home"),
+        "COPILOT_PKG_CACHE_HOME": os.environ["TEST_COPILOT_PKG_CACHE"],
+    }
+    tool = define_tool("snap", description="takes pictures", handler=snap, params_type=Numbers)
+    with ChatServer(script, api_key=KEY) as server:
+        provider = {**server.provider(), "headers": {"X-Api-Key": HEADER}}
+        agent = CopilotEval(
+            model="fake-model",
+            provider=provider,
+            cli_path=os.environ["TEST_COPILOT_CLI"],
+            working_directory=str(tmp_path),
+            tools=(tool,),
+        )
+        result = await copilot_eval(agent, "leak them", env=env)
+    assert result.success, result.error
+    assert "***" in result.final_response
+"""
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452") + b"first"
+JPEG = bytes.fromhex("ffd8ffe000104a464946") + b"second"
+
+
+@pytest.mark.real_cli
+def test_the_evidence_file_has_both_images_and_no_credential_in_any_file_the_plugin_writes(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = CACHE / "copilot-pkg"
+    cache.mkdir(parents=True, exist_ok=True)
+    key, header = "sk-plugin-" + secrets.token_hex(16), "hdr-plugin-" + secrets.token_hex(16)
+    for name, value in {
+        "TEST_COPILOT_CLI": str(ensure_cli("@github/copilot")),
+        "TEST_COPILOT_PKG_CACHE": str(cache),
+        "TEST_PROVIDER_KEY": key,
+        "TEST_HEADER_SECRET": header,
+        "TEST_PNG": PNG.hex(),
+        "TEST_JPEG": JPEG.hex(),
+        "PYTHONPATH": str(ROOT),
+    }.items():
+        monkeypatch.setenv(name, value)
+    for name in ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    pytester.makepyfile(test_inner=LEAKY_TEST)
+    pytester.makeini("[pytest]\nasyncio_mode = strict\nasyncio_default_fixture_loop_scope = function\n")
+    out = pytester.path / "evidence.json"
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--trialbook-unsafe-local", f"--trialbook-evidence={out}"
+    )
+    result.assert_outcomes(passed=1)
+
+    (test,) = load_suite(out).tests
+    (execution,) = test.executions
+    copilot = execution.result
+    assert isinstance(copilot, CopilotResult)
+    [snap] = copilot.tool_calls_for("snap")
+    assert (snap.image_content, snap.image_media_type) == (PNG, "image/png")
+    assert [(i.content, i.media_type) for i in snap.additional_images] == [(JPEG, "image/jpeg")]
+    [bash] = copilot.tool_calls_for("bash")
+    assert bash.arguments == {"command": "echo *** ***", "description": "uses ***"}, "it arrived, masked"
+    # Every file under the session's folders: the evidence file, the plugin's copilot-out folders with
+    # events.jsonl, the test's tmp_path. Only the CLI's own HOME is left out: the plugin writes nothing there.
+    written = [
+        path
+        for path in pytester.path.rglob("*")
+        if path.is_file() and "home" not in path.relative_to(pytester.path).parts
+    ]
+    assert out in written and any(path.name == "events.jsonl" for path in written)
+    for path in written:
+        data = path.read_bytes()
+        assert key.encode() not in data and header.encode() not in data, path

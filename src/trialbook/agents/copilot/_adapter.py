@@ -17,6 +17,7 @@ from ..._owner import temp_prefix
 from ...evidence import CopilotResult
 from .._protocol import AgentSpec, AgentTask, Availability
 from ._config import CopilotEval, eval_from_spec
+from ._masked import known_credentials
 from ._server import TOKEN_VARIABLES, ServerPool, availability, cli_environment, cli_version
 from ._session import Trial, run_trial
 
@@ -89,10 +90,10 @@ class CopilotAgent:
         return cli_version(path) if path else None
 
     def _secrets(self, env: Mapping[str, str]) -> tuple[str, ...]:
+        """The GitHub token variables and every other credential in the settings or the CLI's env."""
         values = [env.get(name, "") for name in TOKEN_VARIABLES]
-        provider = self.config.provider or {}
-        values += [str(provider[k]) for k in ("api_key", "bearer_token") if isinstance(provider.get(k), str)]
-        return tuple(v for v in values if v)
+        values += known_credentials(self.config, env)
+        return tuple(dict.fromkeys(v for v in values if v))
 
     async def run(self, task: AgentTask) -> CopilotResult:
         """Run one trial in ``task.workdir`` with ``task.env`` as the base of the CLI's environment."""
