@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.clis import CACHE, ensure_cli
+from trialbook.evidence import load_suite
 
 TRIALBOOK = str(Path(sys.executable).with_name("trialbook"))
 
@@ -57,6 +59,33 @@ def test_the_generated_starter_passes_as_generated(tmp_path: Path) -> None:
     )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "1 passed" in ran.stdout
+    # What passed is the real thing: a copilot_eval execution whose tool returned an MCP-style string.
+    (test,) = load_suite(out).tests
+    (execution,) = test.executions
+    [weather] = execution.result.all_tool_calls
+    assert weather.name == "lookup_weather" and weather.arguments == {"city": "Oslo"}
+    assert weather.result is not None
+    display, _, payload = weather.result.rstrip().rpartition("\n")
+    assert display == "Weather in Oslo: 21 °C"
+    assert json.loads(payload) == {"result": {"city": "Oslo", "temperature_c": 21}}
+
+    # Its agreement check bites: a tool whose display text drifts from its JSON fails the starter.
+    source = starter.read_text()
+    drift = "{data['temperature_c']} °C\\n\""
+    assert source.count(drift) == 1, "the starter's tool writes the display text this way"
+    starter.write_text(source.replace(drift, "{data['temperature_c'] + 1} °C\\n\""))
+    drifted = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--trialbook-unsafe-local", str(starter)],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert drifted.returncode == 1 and "1 failed" in drifted.stdout, drifted.stdout + drifted.stderr
+    assert "Weather in Oslo: 22 °C" in drifted.stdout, "it failed on the disagreement, nothing else"
+    starter.write_text(source)
     again = subprocess.run(
         [TRIALBOOK, "init", "--pytest"],
         cwd=project,
