@@ -314,3 +314,110 @@ async def test_the_context_of_what_passes_decides_which_declared_inputs_loaded()
     assert rows == {"CLAUDE.md": True, "AGENTS.md": False, "docs/NOTES.md": False}
     result = with_audit(_finished(), proxy)
     assert {row.path: row.loaded for row in result.instructions_loaded} == rows
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("framing", ["chunked", "length"])
+async def test_an_upstream_that_dies_mid_stream_is_a_cut_stream_and_a_capture_error(framing: str) -> None:
+    answered: list[bytes] = []
+
+    async def die_once(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: bytes) -> None:
+        if answered:  # the retry gets a whole answer
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+            await writer.drain()
+            return
+        answered.append(raw)
+        if framing == "chunked":
+            head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+            writer.write(head + _chunk(b"event: one\ndata: {}\n\n"))
+        else:
+            head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 1000\r\n\r\n"
+            writer.write(head + b"event: one\ndata: {}\n\n")
+        await writer.drain()
+        writer.transport.abort()  # the endpoint's process died: no last chunk, no more bytes
+
+    async with (
+        upstream(die_once) as (url, _),
+        AuditProxy(url, Masker([KEY])) as proxy,
+        httpx.AsyncClient() as client,
+    ):
+        headers = {"x-api-key": KEY}
+        async with client.stream(
+            "POST", proxy.url + "/v1/messages", json=MESSAGES, headers=headers
+        ) as response:
+            assert response.status_code == 200
+            received = bytearray()
+            # The client must see the stream break, never a clean end that looks like a whole answer.
+            with pytest.raises(httpx.RemoteProtocolError):
+                await _read_into(response, received)
+        assert bytes(received) == b"event: one\ndata: {}\n\n"
+        # The proxy is still there for the CLI's retry.
+        again = await client.post(proxy.url + "/v1/messages", json=MESSAGES, headers=headers)
+        assert (again.status_code, again.content) == (200, b"ok")
+    (error,) = proxy.findings.errors
+    assert "broke off in the audit proxy" in error and "POST /v1/messages" in error
+    assert KEY not in error
+    assert len(proxy.findings.records) == 2
+
+
+@pytest.mark.asyncio
+async def test_a_client_that_hangs_up_mid_stream_closes_the_upstream_exchange_and_nothing_breaks() -> None:
+    upstream_gone = asyncio.Event()
+    sent_first = asyncio.Event()
+
+    async def endless(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: bytes) -> None:
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+        )
+        try:
+            while True:  # events until the other side hangs up
+                writer.write(_chunk(b"event: tick\ndata: {}\n\n"))
+                await writer.drain()
+                sent_first.set()
+                if await _closed_within(reader, 0.05):
+                    break
+        except ConnectionError:
+            pass
+        upstream_gone.set()
+
+    async with upstream(endless) as (url, _), AuditProxy(url, Masker()) as proxy:
+        reader, writer = await asyncio.open_connection(*urlsplit(proxy.url).netloc.split(":"))
+        body = json.dumps(MESSAGES).encode()
+        writer.write(
+            b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            + f"content-length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        await writer.drain()
+        await asyncio.wait_for(reader.readuntil(b"event: tick"), 60)
+        writer.transport.abort()  # the CLI was killed mid-answer
+        await asyncio.wait_for(upstream_gone.wait(), 60)
+        # The next exchange works as before.
+        async with (
+            httpx.AsyncClient() as client,
+            client.stream("POST", proxy.url + "/v1/messages", json=MESSAGES) as response,
+        ):
+            first = await asyncio.wait_for(anext(response.aiter_raw()), 60)
+        assert first.startswith(b"event: tick")
+        await asyncio.wait_for(upstream_gone.wait(), 60)
+    assert proxy.findings.errors == []  # a client hanging up is not a failure of the proxy
+    assert len(proxy.findings.records) == 2
+
+
+async def _closed_within(reader: asyncio.StreamReader, seconds: float) -> bool:
+    """Whether the peer closed its side (EOF) within ``seconds``."""
+    try:
+        return await asyncio.wait_for(reader.read(1), seconds) == b""
+    except TimeoutError:
+        return False
+
+
+def _chunk(data: bytes) -> bytes:
+    """``data`` as one chunk of a chunked HTTP/1.1 body."""
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+
+async def _read_into(response: httpx.Response, received: bytearray) -> None:
+    """Read the raw body into ``received`` as it arrives, up to its end or its break."""
+    async for chunk in response.aiter_raw():
+        received += chunk

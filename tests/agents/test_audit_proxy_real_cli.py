@@ -154,9 +154,16 @@ def _assert_port_closed(result: AgentResult) -> None:
 
 
 def _assert_no_key(root: Path, *outputs: str) -> None:
+    """Neither key, nor a fragment of one, in what was printed or in any file under the test's folder.
+
+    The whole folder, not only the results: the eval files, history and anything else a run writes
+    beside them (the sandboxes, with the CLIs' own files, are gone by now).
+    """
     for output in outputs:
         assert ANTHROPIC_KEY not in output and CODEX_KEY not in output
-    for path in (root / ".trialbook").rglob("*"):
+    files = [path for path in root.rglob("*") if path.is_file() and not path.is_symlink()]
+    assert any(path.name == "result.json" for path in files), files  # the scan saw the evidence
+    for path in files:
         if path.is_file():
             data = path.read_bytes()
             assert ANTHROPIC_KEY.encode() not in data, path
