@@ -162,3 +162,46 @@ def test_changed_only_runs_ignore_excluded_and_trialbook_files_in_a_template(
     write(work / "evals/template/README.md", "changed\n")
     again = invoke("eval", "evals", "--changed", "--base", base, "--dry-run")
     assert "template evals/template changed (1 file(s), e.g. README.md)" in again.output
+
+
+def test_changed_only_runs_follow_the_declared_instruction_files_and_skills(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    # A pull request that edits only AGENTS.md, or one file of a skill, changes what the eval tests.
+    from .gitrepo import commit_all, make_repo
+
+    work, _ = make_repo(tmp_path / "remote")
+    write(work / "AGENTS.md", "Always run make check.\n")
+    write(work / "skills/deploy/SKILL.md", "---\nname: deploy\ndescription: Deploys.\n---\nRun it.\n")
+    write(work / "skills/deploy/scripts/run.sh", "echo deploy\n")
+    write(
+        work / "evals/t.eval.yaml",
+        """
+        prompt_text: hi
+        agents: [literal]
+        instructions: [../AGENTS.md]
+        skills: [../skills/deploy]
+        """,
+    )
+    base = commit_all(work, "base")
+    os.chdir(work)
+    plan = invoke("eval", "evals", "--changed", "--base", base, "--dry-run")
+    assert plan.exit_code == 0, plan.output
+    assert f"unchanged since {base}" in plan.output
+
+    write(work / "AGENTS.md", "Always run make check first.\n")
+    again = invoke("eval", "evals", "--changed", "--base", base, "--dry-run")
+    assert "run       t [literal] — instruction file: AGENTS.md changed" in again.output
+
+    commit_all(work, "edit AGENTS.md")
+    write(work / "skills/deploy/scripts/run.sh", "echo deploy --prod\n")
+    base = git_head(work)
+    skill = invoke("eval", "evals", "--changed", "--base", base, "--dry-run")
+    reason = "skill skills/deploy changed (1 file(s), e.g. scripts/run.sh)"
+    assert f"run       t [literal] — {reason}" in skill.output
+
+
+def git_head(work: Path) -> str:
+    from .gitrepo import git
+
+    return git(work, "rev-parse", "HEAD").strip()

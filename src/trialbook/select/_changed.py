@@ -26,10 +26,12 @@ def _changed_file(base: BaseTree, path: Path) -> str | None:
     return None
 
 
-def _changed_template(base: BaseTree, template: Path, exclude: tuple[str, ...]) -> str | None:
+def _changed_template(
+    base: BaseTree, template: Path, exclude: tuple[str, ...], what: str = "template"
+) -> str | None:
     rel = base.relative(template)
     if rel is None:
-        return f"template {template} is outside the repository"
+        return f"{what} {template} is outside the repository"
     keep = TemplateFilter.of(exclude)
     before = {path: blob for path, blob in base.file_ids(rel).items() if keep.kept(path, is_dir=False)}
     now = {
@@ -39,16 +41,30 @@ def _changed_template(base: BaseTree, template: Path, exclude: tuple[str, ...]) 
     }
     differing = sorted(set(before) ^ set(now) | {k for k in set(before) & set(now) if before[k] != now[k]})
     if differing:
-        return f"template {rel} changed ({len(differing)} file(s), e.g. {differing[0]})"
+        return f"{what} {rel} changed ({len(differing)} file(s), e.g. {differing[0]})"
+    return None
+
+
+def _changed_inputs(base: BaseTree, spec: EvalSpec) -> str | None:
+    """Why the eval's declared instruction files or skills differ from the base, or ``None``."""
+    for item in spec.instructions:
+        reason = _changed_file(base, item.source)
+        if reason is not None:
+            return f"instruction file: {reason}"
+    for skill in spec.skills:
+        reason = _changed_template(base, skill.source, (), what="skill")
+        if reason is not None:
+            return reason
     return None
 
 
 def changed_evals(specs: Sequence[EvalSpec], base: BaseTree) -> tuple[dict[str, str], dict[str, str]]:
     """Split evals into ``(changed, unchanged)``, each mapping an eval id to the reason.
 
-    An eval counts as changed when its eval file, its prompt file or its sandbox template differs from
-    the base (or did not exist there). With the eval file unchanged, the params are too, so the rendered
-    prompt differs exactly when the prompt file does.
+    An eval counts as changed when its eval file, its prompt file, its sandbox template or one of its
+    declared instruction files and skill folders differs from the base (or did not exist there): a pull
+    request that edits only ``AGENTS.md`` changes what the eval tests. With the eval file unchanged, the
+    params are too, so the rendered prompt differs exactly when the prompt file does.
     """
     changed: dict[str, str] = {}
     unchanged: dict[str, str] = {}
@@ -63,6 +79,8 @@ def changed_evals(specs: Sequence[EvalSpec], base: BaseTree) -> tuple[dict[str, 
             if key not in templates:
                 templates[key] = _changed_template(base, spec.template, spec.template_exclude)
             reason = templates[key]
+        if reason is None:
+            reason = _changed_inputs(base, spec)
         if reason is None:
             unchanged[spec.id] = f"unchanged since {base.ref}"
         else:
