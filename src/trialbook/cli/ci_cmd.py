@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
+from ..errors import ExitCode, TrialbookError
 from ..github import DEFAULT_LABEL
 from ..github._ci import CiInputs, fetch_history, run_ci, run_stage
 from ..github._scrub import reexec_without_tokens, token_variables
+from ..github._state import CiState
+from ..github._stopped import hand_over_error, report_stopped
 from ..runner import handle_signals
 from ..select import parse_shard
+from ._actions_step import ActionsStepCommand, probe_option
 from ._common import env_option, paths_argument
 from ._output import emit_report
 from ._progress import TerminalProgress
@@ -30,7 +35,26 @@ def _check_shard(ctx: click.Context, param: click.Parameter, value: str | None) 
     return value or None
 
 
-@click.command("ci")
+def _stopped(args: Sequence[str], message: str) -> None:
+    """A usage error inside Actions: the run stage hands it over in ci.json, other stages report it."""
+    if os.environ.get("GITHUB_ACTIONS") != "true":
+        return
+    if probe_option(args, "--stage", "TRIALBOOK_STAGE", "all") == "run":
+        results = probe_option(args, "--results-dir", "TRIALBOOK_RESULTS_DIR", ".trialbook/results")
+        refused = CiState(
+            reason="the run step's options were refused",
+            ran=False,
+            comment=False,
+            push=False,
+            exit_code=ExitCode.BAD_INPUT,
+            error=message,
+        )
+        if results is not None and hand_over_error(Path(results), refused):
+            return  # the publish step shows it, with the summary it writes anyway
+    report_stopped(os.environ, message)
+
+
+@click.command("ci", cls=ActionsStepCommand, stopped=_stopped)
 @paths_argument()
 @env_option(
     "--stage",
@@ -99,7 +123,12 @@ def ci_command(
         label=label,
     )
     if stage == "fetch":
-        raise SystemExit(fetch_history(os.environ, inputs).exit_code)
+        try:
+            fetched = fetch_history(os.environ, inputs).exit_code
+        except TrialbookError as exc:
+            report_stopped(os.environ, str(exc))
+            raise
+        raise SystemExit(fetched)
     if stage == "run":
         # Before anything else (an eval file, an agent): no token in this process's own environment.
         # Only a real process re-executes itself; a library or test caller gets the refusal below.

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
+from ..errors import TrialbookError
 from ..github import DEFAULT_LABEL
 from ..github._ci import CiInputs, publish
+from ..github._stopped import report_stopped
 from ..report.markdown import sticky_marker
+from ._actions_step import ActionsStepCommand
 from ._common import env_option
 
 __all__ = ["publish_command"]
@@ -26,7 +30,11 @@ def _check_header(ctx: click.Context, param: click.Parameter, value: str | None)
     return value
 
 
-@click.command("publish")
+def _stopped(args: Sequence[str], message: str) -> None:
+    report_stopped(os.environ, message)
+
+
+@click.command("publish", cls=ActionsStepCommand, stopped=_stopped)
 @click.argument(
     "folders", nargs=-1, type=click.Path(file_okay=False, path_type=Path), metavar="[RESULTS_DIRS]..."
 )
@@ -79,4 +87,10 @@ def publish_command(
         comment_header=comment_header,
         label=label,
     )
-    raise SystemExit(publish(os.environ, inputs, folders).exit_code)
+    try:
+        code = publish(os.environ, inputs, folders).exit_code
+    except TrialbookError as exc:
+        # A folder that is no run's hand-over, a ci.json that does not decode: said where people look.
+        report_stopped(os.environ, str(exc))
+        raise
+    raise SystemExit(code)

@@ -16,7 +16,7 @@ Actions environment.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +33,7 @@ from ..runner._record import pending_lines
 from ..runner._review import review_of
 from ..runner._secrets import run_masker
 from ..select import parse_shard
+from ..spec import EvalSpec
 from ._commands import emit_annotation, mask_secrets
 from ._comment import upsert_sticky_comment
 from ._env import ActionsEnv
@@ -40,6 +41,7 @@ from ._files import write_outputs, write_summary
 from ._http import GitHubApi
 from ._report import action_outputs, cancellation_message, failure_annotations
 from ._state import CiState, latest_attempts, merge_states, read_state, write_state
+from ._stopped import hand_over_error
 from ._trigger import DEFAULT_LABEL, TriggerPlan, decide_trigger
 from ._workflow_run import comment_target
 
@@ -53,11 +55,6 @@ __all__ = [
 ]
 
 TITLE = "trialbook evals"
-
-
-def _declared_secret_values(options: RunOptions) -> list[str]:
-    # The same values the run's masker will hold: declared secrets and provider keys.
-    return list(run_masker(load_specs(options), options.environ).values)
 
 
 def _base_lookup(report: RunReport) -> dict[tuple[str, str], BaseResult]:
@@ -197,20 +194,28 @@ def run_stage(
     sink: ProgressSink | None = None,
     *,
     announce_masks: bool = True,
+    plan: TriggerPlan | None = None,
+    specs: Sequence[EvalSpec] | None = None,
 ) -> tuple[CiOutcome, CiState]:
     """Decide from the event and run, with no GitHub token; ``ci.json`` in the results folder says what.
 
     History is read from the local branch only (see :func:`fetch_history`) and recorded by the
-    publisher. A run that stops before any result (bad input, a refusal) still leaves its ``ci.json``,
-    with the error, so the publish step can show it, and then raises as before.
+    publisher. A run that stops before any result (bad input, a refused event) still leaves its
+    ``ci.json`` inside Actions, with the error, so the publish step can show it, and then raises as
+    before. ``plan`` and ``specs`` are the trigger plan and the loaded evals of a caller that needed
+    them first (:func:`run_ci`), so the event is read and the eval files are loaded once.
     """
-    env = ActionsEnv.from_environ(environ)
-    base_options = RunOptions(paths=inputs.paths, environ=environ)
-    plan = _trigger_plan(env, inputs)
+    masker = Masker()
     try:
+        env = ActionsEnv.from_environ(environ)
+        plan = plan if plan is not None else _trigger_plan(env, inputs)
+        base_options = RunOptions(paths=inputs.paths, environ=environ)
+        if specs is None:
+            specs = load_specs(base_options)
+        masker = run_masker(specs, environ)
         # Masks first: nothing printed before them could be hidden afterwards.
         if announce_masks:
-            mask_secrets(_declared_secret_values(base_options))
+            mask_secrets(list(masker.values))
         print(f"trialbook ci: {plan.reason}", flush=True)
         if not plan.run:
             state = CiState(
@@ -235,32 +240,22 @@ def run_stage(
             repo=_repo(env),
             environ=environ,
         )
-        report = run(options, sink, notice=lambda text: print(text, flush=True))
+        report = run(options, sink, notice=lambda text: print(text, flush=True), specs=specs)
     except TrialbookError as exc:
-        error = CiState(
-            reason=plan.reason,
-            ran=plan.run,
-            comment=plan.comment,
-            push=False,
-            exit_code=exc.exit_code,
-            error=Masker(_safe_secret_values(base_options)).text(str(exc)),
-        )
-        try:
-            claim(inputs.results_dir, "ci")
-            write_state(inputs.results_dir, error)
-        except (TrialbookError, OSError):
-            pass  # a results folder that is not ours stays untouched; the error itself is what matters
+        if plan is not None or environ.get("GITHUB_ACTIONS") == "true":
+            error = CiState(
+                reason=plan.reason if plan is not None else "the event was not read",
+                ran=plan.run if plan is not None else False,
+                comment=plan.comment if plan is not None else False,
+                push=False,
+                exit_code=exc.exit_code,
+                error=masker.text(str(exc)),
+            )
+            hand_over_error(inputs.results_dir, error)
         raise
     state = _state_of(report, options, plan, env)
     write_state(inputs.results_dir, state)
     return CiOutcome(exit_code=state.exit_code, reason=plan.reason, report=report, options=options), state
-
-
-def _safe_secret_values(options: RunOptions) -> list[str]:
-    try:
-        return _declared_secret_values(options)
-    except TrialbookError:
-        return []
 
 
 def _record_history(state: CiState, inputs: CiInputs, env: ActionsEnv) -> str | None:
@@ -422,16 +417,28 @@ def _warn_unrun_shards(state: CiState) -> None:
 
 
 def run_ci(environ: Mapping[str, str], inputs: CiInputs, sink: ProgressSink | None = None) -> CiOutcome:
-    """All stages in one process: fetch history, run, publish (the token shares the agents' process)."""
+    """All stages in one process: fetch history, run, publish (the token shares the agents' process).
+
+    The event is read and the eval files are loaded once, here, for the masks and the fetch, and handed
+    to the run; only when that fails does the run try again, to stop with its error in ``ci.json``.
+    """
     env = ActionsEnv.from_environ(environ)
+    specs: list[EvalSpec] | None
+    try:
+        specs = load_specs(RunOptions(paths=inputs.paths, environ=environ))
+    except TrialbookError:
+        specs = None  # the run stage stops with this error, and hands it over
     # Masks first, once: nothing printed before them could be hidden afterwards.
-    token = [inputs.github_token] if inputs.github_token else []
-    mask_secrets([*token, *_safe_secret_values(RunOptions(paths=inputs.paths, environ=environ))])
-    plan = _trigger_plan(env, inputs)
-    if plan.run:
+    secrets = list(run_masker(specs, environ).values) if specs is not None else []
+    mask_secrets([*([inputs.github_token] if inputs.github_token else []), *secrets])
+    try:
+        plan: TriggerPlan | None = _trigger_plan(env, inputs)
+    except TrialbookError:
+        plan = None  # likewise: a refused event stops the run stage
+    if plan is not None and plan.run:
         fetch_history(environ, inputs, announce_masks=False)
     try:
-        ran, state = run_stage(environ, inputs, sink, announce_masks=False)
+        ran, state = run_stage(environ, inputs, sink, announce_masks=False, plan=plan, specs=specs)
     except TrialbookError:
         # The error is in ci.json when the results folder is trialbook's: show it in the job summary.
         with contextlib.suppress(TrialbookError, OSError):

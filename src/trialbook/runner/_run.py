@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -137,17 +137,24 @@ def load_specs(options: RunOptions, agent_names: AgentNames | None = None) -> li
 
 
 def run(
-    options: RunOptions, sink: ProgressSink | None = None, notice: Callable[[str], None] | None = None
+    options: RunOptions,
+    sink: ProgressSink | None = None,
+    notice: Callable[[str], None] | None = None,
+    *,
+    specs: Sequence[EvalSpec] | None = None,
 ) -> RunReport:
     """Load, plan and run evals as ``options`` say; write the results folder and history; report.
 
     ``notice`` receives what a front end shows before the first trial: the forecast, and a warning when
-    it is above the budget. Raises :class:`~trialbook.errors.TrialbookError` subclasses for bad input
-    and refused runs (and, with ``budget_strict``, a forecast above the budget), before any trial starts.
+    it is above the budget. ``specs`` are the evals :func:`load_specs` loaded from ``options.paths``
+    already (a caller that needed them first, for its secret masks), so eval files are read, and
+    ``*.eval.py`` files executed, once. Raises :class:`~trialbook.errors.TrialbookError` subclasses for
+    bad input and refused runs (and, with ``budget_strict``, a forecast above the budget), before any
+    trial starts.
     """
     started = time.time()
     agent_names = AgentNames()  # looked up once, and only if an eval or --agent names a registered agent
-    specs = load_specs(options, agent_names)
+    specs = list(specs) if specs is not None else load_specs(options, agent_names)
     if not options.dry_run:
         sweep_leftovers(options)
     secret_names = sorted({name for spec in specs for name in spec.secrets})

@@ -1,0 +1,141 @@
+"""Every step of the action that stops with exit code 2 says why in the job summary and as an ``::error``.
+
+A usage error (a malformed input passed straight through) is raised by click before the command runs, so
+it attacks the path where nothing of trialbook's own reporting has started yet. The run stage hands its
+error over in ``ci.json``; the publish step, which runs after a failed run step, shows it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from trialbook.cli import cli
+from trialbook.github import _ci
+from trialbook.runner import _run
+
+from ._actions import actions_environ
+from ._fake_api import FakeGitHub
+from .test_ci_end_to_end import TOKEN, github, workspace
+
+_ = (github, workspace)  # fixtures shared with the ci tests
+
+
+def _invoke(environ: dict[str, str], *args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), env=environ, catch_exceptions=False)
+
+
+def _environ(tmp_path: Path, work: Path, github: FakeGitHub, **extra: str) -> dict[str, str]:
+    return actions_environ(
+        tmp_path,
+        "schedule",
+        GITHUB_WORKSPACE=str(work),
+        GITHUB_API_URL=github.url,
+        TRIALBOOK_RESULTS_DIR=str(work / ".trialbook/results"),
+        **extra,
+    )
+
+
+def _summary(tmp_path: Path) -> str:
+    return (tmp_path / "runner/summary.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "named"),
+    [
+        ("TRIALBOOK_SHARD", "2of4", "--shard takes I/N such as 2/4, not '2of4'"),
+        ("TRIALBOOK_CONCURRENCY", "0", "--concurrency"),
+        ("TRIALBOOK_FORCE", "maybe", "--force"),
+        ("TRIALBOOK_BUDGET_USD", "-1", "--budget-usd"),
+        ("GH_TOKEN", TOKEN, "must not hold a GitHub token (GH_TOKEN)"),
+    ],
+)
+def test_a_run_step_refused_before_it_began_is_shown_by_the_publish_step(
+    tmp_path: Path,
+    workspace: tuple[Path, Path],
+    github: FakeGitHub,
+    variable: str,
+    value: str,
+    named: str,
+) -> None:
+    work, _ = workspace
+    ran = _invoke(_environ(tmp_path, work, github, **{variable: value}), "ci", "--stage", "run", "evals")
+    assert ran.exit_code == 2, ran.output
+    assert _summary(tmp_path) == ""  # said once, by the publish step
+    state = json.loads((work / ".trialbook/results/ci.json").read_text())
+    assert state["exit_code"] == 2 and named in state["error"]
+    assert not (work / ".trialbook/results/evals").exists()  # nothing ran
+
+    published = _invoke(_environ(tmp_path, work, github, TRIALBOOK_GITHUB_TOKEN=TOKEN), "publish")
+    assert published.exit_code == 2, published.output
+    (error,) = [line for line in published.output.splitlines() if line.startswith("::error::")]
+    assert named in error
+    assert "The run stopped:" in _summary(tmp_path) and named in _summary(tmp_path)
+    assert TOKEN not in _summary(tmp_path) + published.output.replace(f"::add-mask::{TOKEN}", "")
+
+
+def test_a_refused_event_is_handed_over_too(
+    tmp_path: Path, workspace: tuple[Path, Path], github: FakeGitHub
+) -> None:
+    """pull_request_target is refused while the event is read, before any eval file is."""
+    work, _ = workspace
+    environ = _environ(tmp_path, work, github, GITHUB_EVENT_NAME="pull_request_target")
+    ran = _invoke(environ, "ci", "--stage", "run", "evals")
+    assert ran.exit_code == 2, ran.output
+    published = _invoke({**environ, "TRIALBOOK_GITHUB_TOKEN": TOKEN}, "publish")
+    assert published.exit_code == 2, published.output
+    assert "::error::" in published.output and "pull_request_target" in _summary(tmp_path)
+
+
+def test_a_publish_step_without_a_hand_over_says_so_in_the_summary(
+    tmp_path: Path, github: FakeGitHub
+) -> None:
+    environ = actions_environ(tmp_path, "schedule", GITHUB_API_URL=github.url)
+    (tmp_path / "empty").mkdir()
+    published = _invoke(environ, "publish", str(tmp_path / "empty"))
+    assert published.exit_code == 2
+    assert "::error::" in published.output and "holds no ci.json" in published.output
+    assert "The step stopped:" in _summary(tmp_path) and "holds no ci.json" in _summary(tmp_path)
+    (tmp_path / "runner/summary.md").write_text("")
+    bad = _invoke(environ, "publish", "--comment-header", "end -->", str(tmp_path / "empty"))
+    assert bad.exit_code == 2 and "--comment-header" in _summary(tmp_path)
+
+
+def test_outside_actions_a_usage_error_writes_nothing(tmp_path: Path, workspace: tuple[Path, Path]) -> None:
+    work, _ = workspace
+    result = _invoke({"TRIALBOOK_SHARD": "x", "GITHUB_ACTIONS": ""}, "ci", "--stage", "run", "evals")
+    assert result.exit_code == 2
+    assert not (work / ".trialbook").exists()
+
+
+@pytest.mark.parametrize("stage", ["all", "run"])
+def test_the_event_is_decided_and_the_eval_files_loaded_once(
+    tmp_path: Path,
+    workspace: tuple[Path, Path],
+    github: FakeGitHub,
+    monkeypatch: pytest.MonkeyPatch,
+    stage: str,
+) -> None:
+    work, _ = workspace
+    calls = {"decide": 0, "load": 0}
+    decide, load = getattr(_ci, "decide_trigger"), getattr(_run, "load_evals")  # noqa: B009
+
+    def counted_decide(*args: object, **kwargs: object) -> object:
+        calls["decide"] += 1
+        return decide(*args, **kwargs)
+
+    def counted_load(*args: object, **kwargs: object) -> object:
+        calls["load"] += 1
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(_ci, "decide_trigger", counted_decide)
+    monkeypatch.setattr(_run, "load_evals", counted_load)
+    environ = _environ(tmp_path, work, github)
+    if stage == "all":
+        environ["TRIALBOOK_GITHUB_TOKEN"] = TOKEN
+    result = _invoke(environ, "ci", "--stage", stage, "evals")
+    assert result.exit_code == 0, result.output
+    assert calls == {"decide": 1, "load": 1}
