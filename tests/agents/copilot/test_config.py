@@ -88,3 +88,18 @@ def test_a_custom_agents_path_that_is_not_an_agent_file_is_a_clear_error(tmp_pat
         CopilotEval(custom_agents=(str(tmp_path / "notes.md"),))
     with pytest.raises(ConfigError, match=r"is not an existing \.agent\.md file"):
         CopilotEval(custom_agents=(tmp_path / "missing.agent.md",))
+
+
+@pytest.mark.parametrize("reserved", ["session_id", "on_event", "on_permission_request", "hooks"])
+def test_extra_config_cannot_replace_what_the_evidence_depends_on(reserved: str) -> None:
+    with pytest.raises(ConfigError, match=rf"{reserved} cannot be overridden"):
+        CopilotEval(extra_config={reserved: None})
+
+
+def test_the_supplied_system_prompt_is_instructions_then_personas_or_the_override() -> None:
+    assert CopilotEval().system_prompt() is None
+    assert CopilotEval(personas=("A.", "", "B.")).system_prompt() == "A.\n\nB."
+    assert CopilotEval(instructions="I.", personas=("A.",)).system_prompt() == "I.\n\nA."
+    override = {"system_message": {"mode": "replace", "content": "Only this."}}
+    replaced = CopilotEval(instructions="I.", personas=("A.",), extra_config=override)
+    assert replaced.system_prompt() == "Only this."
