@@ -135,6 +135,7 @@ def test_a_worker_killed_after_a_passing_test_keeps_that_tests_record(pytester: 
     crashed = tests["test_b_kills_its_worker"]
     assert crashed.outcome == "error"
     assert any("crashed while running" in e for e in crashed.assertion_errors)
+    assert crashed.duration_s is not None, "its setup phase reached the controller and is kept"
 
 
 @pytest.mark.parametrize("blocked", [(), ("-p", "no:xdist")], ids=["loaded", "blocked"])
