@@ -192,3 +192,70 @@ def test_template_hash_and_copy_never_open_a_fifo(tmp_path: Path) -> None:
     assert isinstance(copied, ConfigError)
     assert "a sandbox template may hold only files, folders and symlinks" in str(copied)
     assert list(root.iterdir()) == []  # the half-made sandbox is gone
+
+
+def _skill_front_matter(body: str) -> Callable[[Path], None]:
+    def make(folder: Path) -> None:
+        write(folder, "SKILL.md", f"---\nname: hostile\n{body}\n---\nBody.\n")
+
+    return make
+
+
+def _skill_fifo(folder: Path) -> None:
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "SKILL.md")
+
+
+def _skill_link_loop(folder: Path) -> None:
+    write(folder, "SKILL.md", "---\nname: hostile\n---\nBody.\n")
+    os.symlink("loop", folder / "loop")  # a link to itself: never followed, hashed as a link
+    os.symlink(".", folder / "here")  # a link to its own folder: not walked into
+
+
+def _skill_is_root(folder: Path) -> None:
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink("/", folder)  # the whole file system, if anything walked it
+
+
+def _skill_many_files(folder: Path) -> None:
+    write(folder, "SKILL.md", "---\nname: hostile\n---\nBody.\n")
+    for n in range(1001):
+        (folder / f"f{n}").touch()
+
+
+def _skill_bad_name(folder: Path) -> None:
+    write(folder, "SKILL.md", "---\nname: ../../etc\n---\nBody.\n")
+
+
+HOSTILE_SKILLS: dict[str, tuple[Callable[[Path], None], str | None]] = {
+    "front-matter-nested": (
+        _skill_front_matter("x: " + "[" * 5000 + "]" * 5000),
+        "its front matter is too large to read: lists and mappings are nested more than 64 levels deep",
+    ),
+    "front-matter-laughs": (
+        _skill_front_matter("\n".join(_laughs(9).splitlines()[3:]).replace("  ", "")),
+        "its front matter is too large to read: this alias expands the file to more than 100,000 values",
+    ),
+    "skill-md-fifo": (_skill_fifo, "the file ../skills/hostile/SKILL.md is not a regular file"),
+    "skill-is-root": (_skill_is_root, "the file ../skills/hostile/SKILL.md does not exist"),
+    "many-files": (_skill_many_files, "holds more than 1,000 files or 16,777,216 bytes"),
+    "bad-name": (_skill_bad_name, "the skill name '../../etc' is not usable as a folder name"),
+    "link-loop": (_skill_link_loop, None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_SKILLS))
+def test_validate_refuses_a_hostile_skill_folder_in_bounded_memory(tmp_path: Path, case: str) -> None:
+    make, problem = HOSTILE_SKILLS[case]
+    make(tmp_path / "skills/hostile")
+    write(tmp_path, "evals/x.eval.yaml", OK + "skills: [../skills/hostile]\n")
+    code, err, peak_kb = validate(tmp_path, "evals")
+    assert "Traceback" not in err
+    assert 0 < peak_kb < PEAK_RSS_LIMIT_KB
+    if problem is None:  # links that lead nowhere or in circles are copied as links, never followed
+        assert code == 0, err
+        return
+    assert code == 2, err
+    first = err.removeprefix("error: ").splitlines()[0]
+    assert first.startswith("evals/x.eval.yaml:3: skills[0]: "), err
+    assert problem in first, err

@@ -15,6 +15,7 @@ import yaml
 from ..assertions import Assertion, Loaded
 from ..sandbox import ALWAYS_EXCLUDED
 from ..sandbox._special import special_kind
+from ._bounds import YamlTooLarge, check_yaml_bounds
 from ._context import Context
 from ._inputs import (
     MAX_INSTRUCTION_BYTES,
@@ -158,7 +159,12 @@ def _front_matter(text: str) -> dict[str, object] | str:
     if match is None:
         return {}
     try:
+        # The eval file's own limits first: front matter nesting thousands deep would exhaust the
+        # loader's recursion, and aliases could expand it without bound.
+        check_yaml_bounds(match.group(1), yaml.SafeLoader)
         data = yaml.safe_load(match.group(1))
+    except YamlTooLarge as exc:
+        return f"its front matter is too large to read: {exc.problem}"
     except yaml.YAMLError as exc:
         return f"its front matter is not valid YAML ({str(exc).splitlines()[0]})"
     if data is None:
