@@ -177,3 +177,34 @@ async def test_a_cli_that_dies_before_the_session_disconnects_is_a_cleanup_error
     saved = dump_result(result)
     assert saved["stop_reason"] == "cleanup_error"
     assert load_result(saved) == result
+
+
+async def test_a_cleanup_failure_after_the_budget_stop_is_a_cleanup_error_that_keeps_the_budget_error(
+    copilot_cli: str, pkg_cache: str, sandbox: MiniSandbox
+) -> None:
+    pool = ServerPool(max_idle=0)  # its own CLI, so killing it harms no other test
+    pids: list[int] = []
+    _remembering(pool, pids, wrap_disconnect=True)
+    script = [
+        call("bash", command="echo 1 > one.txt", description="x"),
+        call("bash", command="echo 2 > two.txt", description="x"),
+        text("never"),
+    ]
+    try:
+        with ChatServer(script) as server:
+            config = CopilotEval(
+                model="fake-model", provider=server.provider(), cli_path=copilot_cli, tool_call_budget=1
+            )
+            result = await CopilotAgent(config, environ={}, pool=pool).run(
+                sandbox.task("go", pkg_cache, timeout_s=60)
+            )
+    finally:
+        await pool.aclose()
+    assert (sandbox.workdir / "one.txt").exists() and not (sandbox.workdir / "two.txt").exists()
+    assert result.success is False
+    assert result.stop_reason == "cleanup_error", "the cleanup failure takes precedence"
+    assert result.error is not None
+    assert "budget" in result.error, "the original stop's error is kept"
+    assert "cleanup failed: disconnecting the session raised" in result.error
+    assert result.error.index("budget") < result.error.index("cleanup failed"), "in the order they happened"
+    assert load_result(dump_result(result)) == result
