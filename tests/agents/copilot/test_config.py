@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from trialbook.agents import AgentSpec
-from trialbook.agents.copilot import CopilotEval, create, eval_from_spec, load_agent_file
+from trialbook.agents.copilot import CopilotAgent, CopilotEval, create, eval_from_spec, load_agent_file
 from trialbook.errors import ConfigError
 
 
@@ -103,3 +103,13 @@ def test_the_supplied_system_prompt_is_instructions_then_personas_or_the_overrid
     override = {"system_message": {"mode": "replace", "content": "Only this."}}
     replaced = CopilotEval(instructions="I.", personas=("A.",), extra_config=override)
     assert replaced.system_prompt() == "Only this."
+
+
+@pytest.mark.asyncio
+async def test_a_trial_that_stops_before_the_snapshot_has_neither_snapshot_nor_supplied_prompt(
+    tmp_path: Path,
+) -> None:
+    config = CopilotEval(instructions="I.", personas=("A.",), cli_path=str(tmp_path / "no-copilot"))
+    result = await CopilotAgent(config, environ={}).run_prompt("hi", workdir=tmp_path)
+    assert (result.success, result.stop_reason) == (False, "execution_error")
+    assert result.configuration is None and result.effective_system_prompt is None
