@@ -16,6 +16,8 @@ MARKERS = {
     "CLAUDE.md": "marker-claude-9c2f",
     ".github/copilot-instructions.md": "marker-copilot-3d7a",
     "docs/copilot-instructions.md": "marker-misplaced-7e44",
+    "docs/AGENTS.md": "marker-misplaced-agents-41c8",
+    "docs/CLAUDE.md": "marker-misplaced-claude-0d3b",
     "skill": "marker-skill-2a90",
 }
 
@@ -27,6 +29,8 @@ def write_repo(root: Path) -> None:
         "CLAUDE.md": "CLAUDE.md",
         ".github/copilot-instructions.md": ".github/copilot-instructions.md",
         "docs/copilot-instructions.md": "misplaced/copilot-instructions.md",
+        "docs/AGENTS.md": "misplaced/AGENTS.md",
+        "docs/CLAUDE.md": "misplaced/CLAUDE.md",
     }
     for placed, source in sources.items():
         target = root / "repo" / source
@@ -54,6 +58,10 @@ def write_eval(
         "  - ../repo/CLAUDE.md\n"
         "  - ../repo/.github/copilot-instructions.md\n"
         "  - {path: ../repo/misplaced/copilot-instructions.md, to: docs/copilot-instructions.md}\n"
+        # Each agent's own kind of file in a folder it does not load instructions from: declared, but
+        # out of the agent's reach, so the evidence must say loaded: false.
+        "  - {path: ../repo/misplaced/AGENTS.md, to: docs/AGENTS.md}\n"
+        "  - {path: ../repo/misplaced/CLAUDE.md, to: docs/CLAUDE.md}\n"
         "skills: [../repo/skills/deploy-notes]\n"
         "agents:\n"
         + textwrap.indent(textwrap.dedent(agents).strip("\n"), "  ")

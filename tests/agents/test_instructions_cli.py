@@ -29,6 +29,8 @@ PLACED = {
     "CLAUDE.md",
     ".github/copilot-instructions.md",
     "docs/copilot-instructions.md",
+    "docs/AGENTS.md",
+    "docs/CLAUDE.md",
 }
 
 
@@ -76,6 +78,7 @@ def test_claude_code_gets_claude_md_and_codex_gets_agents_md_under_their_isolati
     # AGENTS.md from its working folder (never CLAUDE.md) and lists the skill placed in .agents/skills.
     assert all(markers_in(r.body) & PLACED == {"CLAUDE.md"} for r in by_agent["claude-code"])
     assert markers_in(by_agent["codex"][0].body) == {"AGENTS.md", "skill"}
+    assert all(markers_in(r.body) & PLACED == {"AGENTS.md"} for r in by_agent["codex"])
     suite = load_suite(tmp_path / ".trialbook/runs/latest/suite.json")
     assert {test.id: test.outcome for test in suite.tests} == {
         "audited::claude-code": "passed",

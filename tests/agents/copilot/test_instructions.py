@@ -84,8 +84,10 @@ def test_the_audit_decides_loaded_from_what_copilot_sent(
         "CLAUDE.md": True,
         ".github/copilot-instructions.md": True,
         "docs/copilot-instructions.md": False,
+        "docs/AGENTS.md": False,
+        "docs/CLAUDE.md": False,
         ".github/skills/deploy-notes": True,
     }
     unaudited = loaded_rows(folder / "unaudited/copilot/trial-1/result.json")
     assert set(unaudited.values()) == {None}
-    assert len(unaudited) == 5
+    assert len(unaudited) == 7
