@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import hashlib
 import json
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -421,3 +422,40 @@ async def _read_into(response: httpx.Response, received: bytearray) -> None:
     """Read the raw body into ``received`` as it arrives, up to its end or its break."""
     async for chunk in response.aiter_raw():
         received += chunk
+
+
+@pytest.mark.asyncio
+async def test_each_wire_format_is_recorded_as_copilot_records_it_images_and_all() -> None:
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0K"}}
+    anthropic = {
+        "model": "claude-x",
+        "system": [{"type": "text", "text": "S1"}, {"type": "text", "text": "S2"}],
+        "messages": [{"role": "user", "content": [image, image, {"type": "text", "text": "what is it?"}]}],
+        "tools": [{"name": "Bash", "input_schema": {}}, {"name": "Read", "input_schema": {}}],
+    }
+    responses = {
+        "model": "gpt-x",
+        "instructions": "TOP",
+        "input": [
+            {"role": "developer", "content": [{"type": "input_text", "text": "DEV"}]},
+            {"role": "user", "content": [{"type": "input_image", "image_url": "data:", "detail": "high"}]},
+        ],
+        "reasoning": {"effort": "medium"},
+        "tools": [{"type": "function", "name": "shell"}, {"type": "web_search"}],
+    }
+    with ModelServer([say("one"), say("two")]) as fake:
+        async with AuditProxy(fake.url, Masker()) as proxy, httpx.AsyncClient() as client:
+            await client.post(proxy.url + "/v1/messages", json=anthropic)
+            await client.post(proxy.url + "/v1/responses", json=responses)
+        assert [request.body for request in fake.requests] == [anthropic, responses]  # passed unchanged
+    first, second = proxy.findings.records
+    assert (first.model, first.tool_names, first.image_count, first.image_details) == (
+        "claude-x",
+        ("Bash", "Read"),
+        2,
+        (None, None),
+    )
+    assert first.instructions_sha256 == hashlib.sha256(b"S1\n\nS2").hexdigest()
+    assert (second.model, second.tool_names, second.reasoning_effort) == ("gpt-x", ("shell",), "medium")
+    assert (second.image_count, second.image_details) == (1, ("high",))
+    assert second.instructions_sha256 == hashlib.sha256(b"TOP\n\nDEV").hexdigest()
