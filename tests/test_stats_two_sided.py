@@ -1,11 +1,12 @@
 """The two-sided Fisher exact test behind with/without comparisons, against a brute-force count."""
 
 import itertools
+import math
 from collections import Counter
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from trialbook.stats import fisher_two_sided, smallest_two_sided_p
@@ -78,3 +79,31 @@ def test_bad_counts_are_refused() -> None:
         fisher_two_sided(4, 3, 0, 3)
     with pytest.raises(ValueError, match="arm b"):
         fisher_two_sided(0, 3, -1, 3)
+
+
+def float_fisher(passed_a: int, trials_a: int, passed_b: int, trials_b: int) -> float:
+    """R's ``fisher.test`` two-sided rule in floating point: tables up to 1 + 1e-7 times the observed."""
+    passes, total = passed_a + passed_b, trials_a + trials_b
+    low, high = max(0, passes - trials_b), min(trials_a, passes)
+    density = {
+        x: math.comb(trials_a, x) * math.comb(trials_b, passes - x) / math.comb(total, passes)
+        for x in range(low, high + 1)
+    }
+    observed = density[passed_a]
+    return sum(d for d in density.values() if d <= observed * (1 + 1e-7))
+
+
+@given(tables(most=40))
+@settings(max_examples=300)
+def test_matches_the_floating_point_rule_of_r_on_larger_tables(table: tuple[int, int, int, int]) -> None:
+    _, trials_a, _, trials_b = table
+    assume(0 not in (trials_a, trials_b))
+    assert float(fisher_two_sided(*table)) == pytest.approx(min(1.0, float_fisher(*table)), rel=1e-9)
+
+
+def test_published_values() -> None:
+    # Fisher's tea-tasting table, 3/4 against 1/4: R's fisher.test gives 0.4857 (= 34/70).
+    assert fisher_two_sided(3, 4, 1, 4) == Fraction(34, 70)
+    # The docs' examples: 6/6 against 0/6 and 4/4 against 0/4.
+    assert float(fisher_two_sided(6, 6, 0, 6)) == pytest.approx(0.0021645, rel=1e-4)
+    assert float(fisher_two_sided(4, 4, 0, 4)) == pytest.approx(0.028571, rel=1e-4)
