@@ -57,6 +57,8 @@ def test_every_credential_is_found_and_nothing_else(tmp_path: Path) -> None:
         "GIT_AUTHOR_NAME": "trialbook",
         "SSH_AUTH_SOCK": "/tmp/agent.sock",
         "TOKENIZERS_PARALLELISM": "false",
+        "DISABLE_TOKEN_CACHE": "true",
+        "KEY_FILE_OPTIONAL": "False",
     }
     found = set(known_credentials(config(tmp_path), env))
     assert found == {

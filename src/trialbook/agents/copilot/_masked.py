@@ -30,6 +30,8 @@ _CREDENTIAL_WORDS = frozenset(
     {"apikey", "authorization", "credential", "credentials", "key", "passwd", "password", "secret", "token"}
 )
 """Words that make a name a credential's: ``X-Api-Key``, ``GH_TOKEN``, but not ``GIT_AUTHOR_NAME``."""
+_NOT_SECRETS = frozenset({"true", "false", "yes", "no", "on", "off", "none", "null"})
+"""Switch values under a credential-like name (``DISABLE_TOKEN_CACHE=true``): masking them would hide text."""
 _SCHEME = re.compile(r"^(?:Bearer|Basic|Token|Bot)\s+(\S+)$", re.IGNORECASE)
 
 
@@ -40,7 +42,7 @@ def _is_credential(name: str) -> bool:
 def _values(value: Any, name: str = "") -> Iterator[str]:
     """Strings held under a credential-like name, at any depth; ``Bearer X`` yields ``X`` too."""
     if isinstance(value, str):
-        if _is_credential(name):
+        if _is_credential(name) and value.strip().lower() not in _NOT_SECRETS:
             yield value
             scheme = _SCHEME.match(value.strip())
             if scheme is not None:
