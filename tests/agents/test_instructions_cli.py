@@ -7,6 +7,7 @@ it, every declared input is ``loaded: null``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,42 @@ def test_claude_code_gets_claude_md_and_codex_gets_agents_md_under_their_isolati
         rows = loaded_rows(runs / f"unaudited/{agent}/trial-1/result.json")
         # No request audit ran: nobody knows, so every row says null.
         assert rows == {**dict.fromkeys(PLACED), f"{folder}/deploy-notes": None}
+
+
+def test_a_slash_prompt_runs_a_claude_code_skill_under_bare_and_loaded_says_so(
+    invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Under --bare the model has no Skill tool; a prompt of /NAME is how a skill runs, and its body then
+    # reaches the model. That is no tool call, so skill_used does not count it (docs/assertions.md), and
+    # loaded, decided from the audited requests, is the check that shows it.
+    claude = ensure_cli("@anthropic-ai/claude-code")
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    write_repo(tmp_path)
+    with ModelServer([say("Hello.")]) as server:
+        path = write_eval(
+            tmp_path,
+            "slash",
+            secrets=["FAKE_ANTHROPIC_KEY"],
+            agents=f"""
+            - name: claude-code
+              binary: {claude}
+              model: sonnet
+              audit_requests: true
+              env:
+                ANTHROPIC_API_KEY: "{{{{ secrets.FAKE_ANTHROPIC_KEY }}}}"
+                ANTHROPIC_BASE_URL: {server.url}
+            """,
+            checks=("loaded: deploy-notes", "skill_used: deploy-notes"),
+        )
+        path.write_text(path.read_text().replace("prompt_text: Say hello.", "prompt_text: /deploy-notes"))
+        result = invoke("eval", "evals", env={"FAKE_ANTHROPIC_KEY": ANTHROPIC_KEY})
+        requests = server.model_requests()
+    assert result.exit_code == 1, result.output
+    # The skill's body, sent as part of the user's turn.
+    assert requests and all("Write NOTES.md." in json.dumps(r.body) for r in requests)
+    folder = tmp_path / ".trialbook/runs/latest/evals/slash/claude-code/trial-1"
+    assert loaded_rows(folder / "result.json")[".claude/skills/deploy-notes"] is True
+    checks = json.loads((folder / "result.json").read_text())["assertions"]
+    assert [(check["kind"], check["passed"]) for check in checks] == [("loaded", True), ("skill_used", False)]
+    assert "no tool call invoked deploy-notes" in checks[1]["actual"]
