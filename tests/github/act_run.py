@@ -110,8 +110,9 @@ def run_act(
     secrets: dict[str, str],
     timeout_s: float = 600,
     workflow: str = ".github/workflows/evals.yml",
+    extra: tuple[str, ...] = (),
 ) -> ActRun:
-    """Run ``job`` of ``workflow`` for ``event`` with the given payload."""
+    """Run ``job`` of ``workflow`` (and the jobs it needs) for ``event`` with the given payload."""
     event_file, secret_file = tmp / "event.json", tmp / "act.secrets"
     event_file.write_text(json.dumps(payload))
     # Secrets go through a file, not argv, where every process on the machine could read them.
@@ -129,6 +130,7 @@ def run_act(
         argv += ["--local-repository", mapping]
     for name, value in env.items():
         argv += ["--env", f"{name}={value}"]
+    argv += extra
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RUNNER_", "TRIALBOOK_"))}
     environ.pop("CI", None)
     completed = subprocess.run(

@@ -29,7 +29,8 @@ def _table(heading: str) -> list[str]:
     return rows
 
 
-def _workflows() -> dict[str, str]:
+def documented_workflows() -> dict[str, str]:
+    """The workflows docs/github-action.md shows, by file name, with `uses: ./` for the pinned action."""
     return {name: body.replace(PINNED_HERE, "./") for name, body in _BLOCK.findall(DOCS.read_text())}
 
 
@@ -42,7 +43,7 @@ def test_every_input_and_output_is_in_the_docs_tables_and_nothing_else() -> None
 
 
 def test_the_docs_show_a_complete_workflow_and_the_fork_publisher() -> None:
-    workflows = _workflows()
+    workflows = documented_workflows()
     assert sorted(workflows) == ["evals-publish.yml", "evals.yml"]
     evals = yaml.safe_load(workflows["evals.yml"])
     on = evals[True]
@@ -69,7 +70,7 @@ def test_the_docs_show_a_complete_workflow_and_the_fork_publisher() -> None:
 def test_the_docs_workflows_pass_actionlint_and_zizmor(tmp_path: Path) -> None:
     folder = tmp_path / ".github/workflows"
     folder.mkdir(parents=True)
-    for name, body in _workflows().items():
+    for name, body in documented_workflows().items():
         (folder / name).write_text(body)
     shutil.copy(ACTION, tmp_path / "action.yml")  # actionlint checks `with:` against the local action,
     git(tmp_path, "init", "-q")  # found at the repository root, which it finds by .git

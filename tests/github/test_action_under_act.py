@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -21,10 +22,12 @@ import pytest
 
 from trialbook.report.markdown import STICKY_MARKER
 
+from ..history.conftest import git_daemon, home
 from ..runner.gitrepo import git
 from ._actions import DATA
 from ._fake_api import FakeGitHub, serve
 from .act_run import ActRun, make_project, run_act
+from .test_action_docs import documented_workflows
 
 SCAN_TEMPLATE = """
 Look for the workflow's token in every process this agent can see.
@@ -44,6 +47,7 @@ test "$found" = 0 && echo "no token in $(ls -d /proc/[0-9]* | wc -l) processes" 
 
 
 TRIALBOOK = Path(sys.executable).with_name("trialbook")
+_ = (git_daemon, home)  # fixtures shared with the history tests
 
 
 def _token() -> str:
@@ -341,3 +345,92 @@ def test_a_cached_failure_fails_the_pr_job_a_foreign_comment_stays_and_the_night
     for eval_id in ("deploy", "quick-init", "config-check"):
         (line,) = _history(origin, eval_id)
         assert line["extra"]["ref"] == "refs/heads/main"
+
+
+@pytest.mark.act
+def test_the_docs_complete_workflow_runs_three_shards_and_publishes_them_with_one_push(
+    tmp_path: Path, project: tuple[Path, Path], github: FakeGitHub, token: str
+) -> None:
+    """The nightly part of docs/github-action.md's workflow, as written there, but for two lines."""
+    work, origin = project
+    text = documented_workflows()["evals.yml"]
+    # The agent CLIs are this machine's already (the install input has tests of its own); the evals
+    # are the examples'. act leaves `strategy.job-index` empty (GitHub numbers the jobs of a matrix),
+    # which the artifact name relies on to tell shards apart, so here the shard's number names it.
+    text, installs = re.subn(r'AGENT_CLIS: ".*"', 'AGENT_CLIS: ""', text)
+    text, evals = re.subn(
+        r"(\n( +)install: \$\{\{ env.AGENT_CLIS \}\}\n)", r"\1\2evals: examples/evals\n", text
+    )
+    text, names = re.subn(
+        r"(\n( +)shard: \$\{\{ matrix.shard \}\}/3\n)",
+        r"\1\2artifact-name: trialbook-results-shards-${{ matrix.shard }}\n",
+        text,
+    )
+    # On GitHub each shard has a runner of its own; here they share one machine, where a shard's agent
+    # would rightly find the token a neighbouring shard's fetch step holds. So one at a time.
+    text, serial = re.subn(r"(\n( +)fail-fast: false\n)", r"\1\2max-parallel: 1\n", text)
+    assert (installs, evals, names, serial) == (1, 2, 1, 1)
+    (work / ".github/workflows/evals.yml").write_text(text)
+    git(work, "commit", "-q", "-am", "the documented workflow")
+    git(work, "push", "-q", "origin", "main")
+
+    run = run_act(
+        work,
+        tmp_path,
+        event="schedule",
+        payload={"schedule": "17 3 * * *"},
+        job="publish",
+        env={"GITHUB_API_URL": github.url},
+        secrets={"GITHUB_TOKEN": token},
+        extra=("--concurrent-jobs", "1"),
+    )
+    assert run.returncode == 0, run.log[-8000:]
+    shards = sorted(p for p in run.artifacts.iterdir() if p.is_dir())
+    assert [p.name for p in shards] == [f"trialbook-results-shards-{i}-shards--1" for i in (1, 2, 3)]
+    ran: list[str] = []
+    for index, artifact in enumerate(shards, start=1):
+        state = json.loads((artifact / "results/ci.json").read_text())
+        assert state["shard"] == f"{index}/3" and state["exit_code"] == 0
+        ran += [row["eval_id"] for row in state["review"]["rows"]]
+        _no_token_under(artifact, token)
+    assert sorted(ran) == ["config-check", "deploy", "quick-init", "scan"]  # each in exactly one shard
+    # One publish job: every shard's lines in one commit on the history branch, one summary.
+    assert git(origin, "rev-list", "--count", "trialbook-results").strip() == "1"
+    for eval_id in ran:
+        (line,) = _history(origin, eval_id)
+        assert line["verdict"] == "pass"
+    outputs = run.outputs()
+    assert (outputs["passed"], outputs["failed"]) == ("4", "0"), outputs
+    assert "**4 passed**" in outputs["summary"] and "another shard" not in outputs["summary"]
+    assert token not in run.log
+    assert github.requests == []
+
+
+@pytest.fixture
+def daemon_root(tmp_path: Path) -> Path:
+    """The git daemon serves the project's own bare origin."""
+    root = tmp_path / "repo"
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+@pytest.mark.act
+def test_a_history_push_the_remote_refuses_is_a_warning_and_the_passing_nightly_stays_green(
+    tmp_path: Path, project: tuple[Path, Path], github: FakeGitHub, token: str, git_daemon: str
+) -> None:
+    work, origin = project
+    # Over git://, so the remote runs its hooks (a push to a local path does not).
+    git(work, "remote", "set-url", "origin", f"{git_daemon}origin.git")
+    hook = origin / "hooks/pre-receive"
+    hook.write_text("#!/bin/sh\necho 'history is frozen this week' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    run = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "evals")
+    assert run.returncode == 0, run.log[-6000:]  # the evals passed; publishing is not what failed
+    outputs = run.outputs()
+    assert (outputs["passed"], outputs["failed"]) == ("4", "0"), outputs
+    assert "History was not recorded" in outputs["summary"] and "**4 passed**" in outputs["summary"]
+    assert "history is frozen this week" in run.log
+    assert "trialbook-results" not in git(origin, "branch", "--list")
+    # The lines stay in the uploaded results, for a later `trialbook publish` to land.
+    kept = json.loads((_artifact(run) / "ci.json").read_text())["history_lines"]
+    assert sorted(line["id"] for line in kept) == ["config-check", "deploy", "quick-init", "scan"]
