@@ -60,25 +60,30 @@ async def test_delegates_to_a_checker(copilot_eval, tmp_path, record_property):
 """
 
 
-@pytest.mark.real_cli
-def test_saved_suite_holds_child_results_audit_and_skill_discovery(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def run_inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, source: str, **env: str) -> Path:
+    """Run ``source`` as a test module with ``copilot_eval`` on the real CLI; answer its evidence file."""
     cache = CACHE / "copilot-pkg"
     cache.mkdir(parents=True, exist_ok=True)
-    monkeypatch.setenv("TEST_COPILOT_CLI", str(ensure_cli("@github/copilot")))
-    monkeypatch.setenv("TEST_COPILOT_PKG_CACHE", str(cache))
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    env |= {"TEST_COPILOT_CLI": str(ensure_cli("@github/copilot")), "TEST_COPILOT_PKG_CACHE": str(cache)}
+    for name, value in {**env, "PYTHONPATH": str(ROOT)}.items():
+        monkeypatch.setenv(name, value)
     for name in ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"):
         monkeypatch.delenv(name, raising=False)
-    pytester.makepyfile(test_inner=INNER_TEST)
+    pytester.makepyfile(test_inner=source)
     pytester.makeini("[pytest]\nasyncio_mode = strict\nasyncio_default_fixture_loop_scope = function\n")
     out = pytester.path / "evidence.json"
     result = pytester.runpytest_subprocess(
         "-p", "no:cacheprovider", "--trialbook-unsafe-local", f"--trialbook-evidence={out}"
     )
     result.assert_outcomes(passed=1)
+    return out
 
+
+@pytest.mark.real_cli
+def test_saved_suite_holds_child_results_audit_and_skill_discovery(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = run_inner(pytester, monkeypatch, INNER_TEST)
     suite = load_suite(out)
     (test,) = suite.tests
     assert test.outcome == "passed"
@@ -170,29 +175,9 @@ JPEG = bytes.fromhex("ffd8ffe000104a464946") + b"second"
 def test_the_evidence_file_has_both_images_and_no_credential_in_any_file_the_plugin_writes(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cache = CACHE / "copilot-pkg"
-    cache.mkdir(parents=True, exist_ok=True)
     key, header = "sk-plugin-" + secrets.token_hex(16), "hdr-plugin-" + secrets.token_hex(16)
-    for name, value in {
-        "TEST_COPILOT_CLI": str(ensure_cli("@github/copilot")),
-        "TEST_COPILOT_PKG_CACHE": str(cache),
-        "TEST_PROVIDER_KEY": key,
-        "TEST_HEADER_SECRET": header,
-        "TEST_PNG": PNG.hex(),
-        "TEST_JPEG": JPEG.hex(),
-        "PYTHONPATH": str(ROOT),
-    }.items():
-        monkeypatch.setenv(name, value)
-    for name in ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    pytester.makepyfile(test_inner=LEAKY_TEST)
-    pytester.makeini("[pytest]\nasyncio_mode = strict\nasyncio_default_fixture_loop_scope = function\n")
-    out = pytester.path / "evidence.json"
-    result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--trialbook-unsafe-local", f"--trialbook-evidence={out}"
-    )
-    result.assert_outcomes(passed=1)
-
+    secret = {"TEST_PROVIDER_KEY": key, "TEST_HEADER_SECRET": header}
+    out = run_inner(pytester, monkeypatch, LEAKY_TEST, **secret, TEST_PNG=PNG.hex(), TEST_JPEG=JPEG.hex())
     (test,) = load_suite(out).tests
     (execution,) = test.executions
     copilot = execution.result
