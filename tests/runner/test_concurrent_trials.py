@@ -20,9 +20,9 @@ from trialbook.runner import RunOptions, run
 # see anything another trial wrote.
 SCRIPT = (
     "set -e; "
-    'if [ -n "$(ls -A .)" ] || [ -e "$HOME/.cache/mine" ] || [ -e "$TMPDIR/mine" ]; then exit 9; fi; '
+    'if [ -n "$(ls -A .)" ] || [ -e "$XDG_CACHE_HOME/mine" ] || [ -e "$TMPDIR/mine" ]; then exit 9; fi; '
     "mkdir -p a/b/c; for n in 1 2 3 4 5 6 7 8; do echo $n > a/b/c/f$n; done; "
-    'echo "$PWD" > where.txt; touch "$HOME/.cache/mine" "$TMPDIR/mine"; '
+    'echo "$PWD" > where.txt; mkdir -p "$XDG_CACHE_HOME"; touch "$XDG_CACHE_HOME/mine" "$TMPDIR/mine"; '
     'mkdir ro && chmod 500 ro; echo "$MY_SECRET" > secret.txt; echo "said $MY_SECRET"; sleep 0.2'
 )
 

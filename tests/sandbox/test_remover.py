@@ -16,7 +16,7 @@ def _sandbox(root: Path, files: int = 0) -> Sandbox:
         folder = box.workdir / f"d{n % 7}"
         folder.mkdir(exist_ok=True)
         (folder / f"f{n}").write_text("x" * 100)
-    (box.home / ".cache" / "ro").mkdir()
+    (box.home / ".cache" / "ro").mkdir(parents=True)
     (box.home / ".cache" / "ro").chmod(0o500)  # read-only, as Go's module cache leaves it
     return box
 

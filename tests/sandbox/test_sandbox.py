@@ -34,8 +34,11 @@ def test_layout_keeps_shims_and_log_outside_the_workdir(make_sandbox: MakeSandbo
     assert os.access(sandbox.shim_dir / "neon", os.X_OK)
     assert sandbox.call_log == sandbox.path / "calls.jsonl"
     assert sandbox.read_calls() == []
+    # HOME starts empty, as a new account's; the XDG folders are the tools' to make, inside it.
+    assert sandbox.home.is_dir()
+    assert list(sandbox.home.iterdir()) == []
+    assert sandbox.tmp.is_dir()
     for xdg in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
-        assert Path(sandbox.env[xdg]).is_dir()
         assert Path(sandbox.env[xdg]).is_relative_to(sandbox.home)
 
 

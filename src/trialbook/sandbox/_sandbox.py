@@ -4,13 +4,15 @@ Layout of ``<trial>/`` (a new ``trialbook-<pid>_<start>-*`` temp folder per tria
 so a later run can sweep it once that process is gone)::
 
     work/         the template copy (reflinked where the filesystem can, see ``_copy``), the workdir
-    home/         HOME, with the XDG folders inside
+    home/         HOME, empty as a new account's: the XDG variables name folders inside it, which the
+                  tools that use them make (as they do on a new account)
     tmp/          TMPDIR
     shims/        one executable per shimmed binary, outside work/ so the agent's files never mix with them
     calls.jsonl   one JSON line per shimmed call, appended by the shims
 
 Without shims, ``shims/`` and ``calls.jsonl`` are not made (``PATH`` still names the folder first, and
-the log reads as empty): on some disks each folder costs a millisecond to make and again to remove.
+the log reads as empty). Every folder counts: on some disks making one costs nearly a millisecond of
+CPU (a block is allocated for it) and removing it milliseconds more, so a trial makes four.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from ..evidence import AgentResult
 from ._calllog import CallLog, read_call_log
 from ._capture import OutputCapture
 from ._copy import CopyMethod, copy_tree
-from ._env import XDG_DIRS, build_env
+from ._env import build_env
 from ._exclude import TemplateFilter
 from ._finished import SandboxTrial
 from ._host import runner_path
@@ -178,8 +180,7 @@ def create_sandbox(
             sandbox.workdir.mkdir()
         else:
             sandbox.copy = _copy_template(template, sandbox.workdir, TemplateFilter.of(exclude))
-        for rel in XDG_DIRS.values():
-            (sandbox.home / rel).mkdir(parents=True, exist_ok=True)
+        sandbox.home.mkdir()
         sandbox.tmp.mkdir()
         if shims:
             sandbox.shim_dir.mkdir()
