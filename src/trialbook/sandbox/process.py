@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ._capture import OutputCapture, StreamCapture
+from ._watcher import prefer_pidfd_watcher
 from .supervisor import supervisor
 
 __all__ = ["ProcessOutcome", "kill_group", "run_process"]
@@ -138,6 +139,7 @@ async def run_process(
     stream the caller parses and keeps itself) is not kept a second time: ``stdout`` is then empty.
     """
     capture = capture if capture is not None else OutputCapture()
+    prefer_pidfd_watcher()  # Python 3.11: no thread per process to learn of its exit (see ._watcher)
     loop = asyncio.get_running_loop()
     started = time.monotonic()
     owner = supervisor()
