@@ -139,3 +139,19 @@ def test_the_event_is_decided_and_the_eval_files_loaded_once(
     result = _invoke(environ, "ci", "--stage", stage, "evals")
     assert result.exit_code == 0, result.output
     assert calls == {"decide": 1, "load": 1}
+
+
+def test_an_agent_that_cannot_start_is_in_the_summary_and_an_error(
+    tmp_path: Path, workspace: tuple[Path, Path], github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`agents: copilot` on a runner without the Copilot CLI: exit 2, said where people look."""
+    work, _ = workspace
+    (work / "evals/alpha.eval.yaml").write_text("prompt_text: hi\nagents: [copilot]\n")
+    monkeypatch.delenv("COPILOT_CLI_PATH", raising=False)
+    ran = _invoke(_environ(tmp_path, work, github), "ci", "--stage", "run", "evals")
+    assert ran.exit_code == 2, ran.output
+    published = _invoke(_environ(tmp_path, work, github, TRIALBOOK_GITHUB_TOKEN=TOKEN), "publish")
+    assert published.exit_code == 2, published.output
+    (error,) = [line for line in published.output.splitlines() if line.startswith("::error::")]
+    assert "agent copilot" in error and "no Copilot CLI" in error
+    assert "The run stopped:" in _summary(tmp_path) and "COPILOT_CLI_PATH" in _summary(tmp_path)
