@@ -19,7 +19,7 @@ from trialbook.runner import _run
 
 from ._actions import actions_environ
 from ._fake_api import FakeGitHub
-from .test_ci_end_to_end import TOKEN, github, workspace
+from .test_ci_end_to_end import TOKEN, _outputs, github, workspace
 
 _ = (github, workspace)  # fixtures shared with the ci tests
 
@@ -74,6 +74,9 @@ def test_a_run_step_refused_before_it_began_is_shown_by_the_publish_step(
     (error,) = [line for line in published.output.splitlines() if line.startswith("::error::")]
     assert named in error
     assert "The run stopped:" in _summary(tmp_path) and named in _summary(tmp_path)
+    outputs = _outputs(tmp_path)
+    assert outputs["summary"] == _summary(tmp_path)  # the output is the job summary
+    assert (outputs["passed"], outputs["failed"]) == ("0", "0")
     assert TOKEN not in _summary(tmp_path) + published.output.replace(f"::add-mask::{TOKEN}", "")
 
 

@@ -331,12 +331,13 @@ def publish(
             text = f"{cancelled}\n\n{text}"
         if state.error is not None:
             emit_annotation("error", mask(state.error))
+        markdown = mask(f"## {TITLE}\n\n{text}\n")  # the `summary` output is the job summary, as documented
         if env.summary_path is not None:
-            write_summary(env.summary_path, mask(f"## {TITLE}\n\n{text}\n"))
+            write_summary(env.summary_path, markdown)
         if env.output_path is not None:
             write_outputs(
                 env.output_path,
-                action_outputs(passed=0, failed=0, cached=0, cost_usd=0.0, summary=mask(text)),
+                action_outputs(passed=0, failed=0, cached=0, cost_usd=0.0, summary=markdown),
             )
         return outcome
     outcome.history_warning = _record_history(state, inputs, env)
