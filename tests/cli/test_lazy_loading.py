@@ -8,6 +8,7 @@ absence is checked next to a run that does use the module, so the probe is known
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -15,6 +16,7 @@ import sys
 from pathlib import Path
 
 import click
+import pytest
 
 from trialbook.cli import _COMMANDS, cli
 
@@ -158,3 +160,37 @@ def test_the_listed_summaries_are_the_commands_own() -> None:
         for limit in (30, 45, 60, 94):
             stand_in = click.Command(name, help=entry.summary)
             assert stand_in.get_short_help_str(limit) == command.get_short_help_str(limit), (name, limit)
+
+
+def test_the_collector_runs_again_once_a_command_is_loaded_or_fails_to_load(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # While a command's modules import the cyclic collector is off; afterwards it must be on again,
+    # whether the import worked or raised, or a long run would never collect a cycle.
+    import gc
+
+    from trialbook.cli._lazy import LazyCommand, _Commands
+
+    seen: list[bool] = []
+    real_import = importlib.import_module
+
+    def watched(name: str, package: str | None = None) -> object:
+        seen.append(gc.isenabled())
+        if name == ".broken_cmd":
+            raise ImportError("no such command module")
+        return real_import(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", watched)
+    commands = _Commands(
+        {
+            "schema": LazyCommand(".schema_cmd:schema_command", "s"),
+            "broken": LazyCommand(".broken_cmd:nothing", "b"),
+        }
+    )
+    assert gc.isenabled()
+    assert isinstance(commands["schema"], click.Command)
+    assert gc.isenabled()
+    with pytest.raises(ImportError):
+        commands["broken"]
+    assert gc.isenabled()
+    assert seen == [False, False]
