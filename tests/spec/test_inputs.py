@@ -238,15 +238,30 @@ def test_python_eval_files_take_the_same_keys(project: Path) -> None:
         project,
         "evals/x.eval.py",
         """
-        from trialbook import define_eval
+        from trialbook import define_eval, loaded, skill_used
         EVAL = define_eval(
-            prompt_text="hi", agents=["literal"], instructions=["../AGENTS.md"], skills=["../skills/deploy"]
+            prompt_text="hi",
+            agents=["literal"],
+            instructions=["../AGENTS.md"],
+            skills=["../skills/deploy"],
+            compare="without",
+            assert_=[loaded("AGENTS.md"), skill_used("deploy-app")],
         )
         """,
     )
     (spec,) = load("evals")
     assert [f.path for f in spec.instructions] == ["AGENTS.md"]
     assert [s.name for s in spec.skills] == ["deploy-app"]
+    assert [a.to_json() for a in spec.assertions] == [
+        {"kind": "loaded", "name": "AGENTS.md"},
+        {"kind": "skill_used", "name": "deploy-app"},
+    ]
+    assert spec.compare is not None and spec.compare.without is None
+    # As in YAML, a loaded check of an input the eval does not declare could never pass.
+    text = (project / "evals/x.eval.py").read_text().replace('loaded("AGENTS.md")', 'loaded("CLAUDE.md")')
+    (project / "evals/x.eval.py").write_text(text)
+    (found,) = problems("evals")
+    assert "loaded: CLAUDE.md is not declared" in found, found
 
 
 @given(st.text(alphabet="abcAGENTSCLAUDEmd.-_/", max_size=30))
