@@ -194,3 +194,28 @@ def test_the_collector_runs_again_once_a_command_is_loaded_or_fails_to_load(
         commands["broken"]
     assert gc.isenabled()
     assert seen == [False, False]
+
+
+def test_only_the_console_script_freezes_what_a_command_imported(tmp_path: Path) -> None:
+    # In-process use (a test session, an application) keeps every object collectable; the console
+    # script's own process freezes its imports once the command is loaded.
+    import gc
+
+    from trialbook.cli._lazy import LazyCommand, _Commands
+
+    before = gc.get_freeze_count()
+    _Commands({"schema": LazyCommand(".schema_cmd:schema_command", "s")})["schema"]
+    assert gc.get_freeze_count() == before
+    probe = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print(gc.get_freeze_count(), gc.isenabled(), file=sys.stderr))\n"
+        "from trialbook.cli import main\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "schema"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    frozen, enabled = done.stderr.split()
+    assert int(frozen) > 10_000  # the modules' objects, out of every later pass
+    assert enabled == "True"

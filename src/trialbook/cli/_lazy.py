@@ -19,7 +19,21 @@ import click
 
 from ._common import TrialbookGroup
 
-__all__ = ["LazyCommand", "LazyGroup"]
+__all__ = ["LazyCommand", "LazyGroup", "freeze_imports"]
+
+
+_FREEZE: list[bool] = []
+"""Non-empty in the console script's process: a loaded command's imports are frozen (``gc.freeze``)."""
+
+
+def freeze_imports() -> None:
+    """In a process of its own (the console script), keep what commands import out of later gc passes.
+
+    ``gc.freeze`` moves every object tracked so far into a generation the collector never looks at
+    again: right for the modules, classes and functions of a short-lived command-line process, not for
+    a test session or an application that calls the CLI in-process, which do not call this.
+    """
+    _FREEZE.append(True)
 
 
 @dataclass(frozen=True)
@@ -41,13 +55,16 @@ class _Commands(MutableMapping[str, click.Command]):
         module, _, attribute = self._lazy[name].target.partition(":")
         # Importing a command (``eval``: the runner, the spec, the evidence; some 140 modules) makes
         # objects that all live as long as the process, so the cyclic collector's passes over them,
-        # dozens while importing, find nothing to free: a tenth of a one-trial eval's CPU time.
+        # dozens while importing and again in every later full pass, find nothing to free. The
+        # console script then also freezes them, out of every later pass (see ``freeze_imports``).
         collecting = gc.isenabled()
         gc.disable()
         try:
             command = getattr(importlib.import_module(module, __package__), attribute)
         finally:
             if collecting:
+                if _FREEZE:
+                    gc.freeze()
                 gc.enable()
         assert isinstance(command, click.Command), f"{module}:{attribute} is not a click command"
         self._loaded[name] = command
