@@ -158,3 +158,14 @@ def test_an_agent_that_cannot_start_is_in_the_summary_and_an_error(
     (error,) = [line for line in published.output.splitlines() if line.startswith("::error::")]
     assert "agent copilot" in error and "no Copilot CLI" in error
     assert "The run stopped:" in _summary(tmp_path) and "COPILOT_CLI_PATH" in _summary(tmp_path)
+
+
+def test_a_fetch_step_that_stops_says_why_in_the_summary(tmp_path: Path, github: FakeGitHub) -> None:
+    """A checkout that is no git repository (the checkout step was left out): exit 2, and why."""
+    folder = tmp_path / "not-a-checkout"
+    folder.mkdir()
+    environ = actions_environ(tmp_path, "schedule", GITHUB_WORKSPACE=str(folder), GITHUB_API_URL=github.url)
+    fetched = _invoke({**environ, "TRIALBOOK_GITHUB_TOKEN": TOKEN}, "ci", "--stage", "fetch")
+    assert fetched.exit_code == 2, fetched.output
+    assert "::error::" in fetched.output and "needs a git repository" in fetched.output
+    assert "The step stopped:" in _summary(tmp_path) and "needs a git repository" in _summary(tmp_path)
