@@ -1,8 +1,9 @@
 """A small evaluator for the GitHub Actions expressions trialbook's workflows use in `if` and `concurrency`.
 
 It covers what those expressions need: literals, property paths with ``.*.`` (object filters), ``!``,
-``==``/``!=`` (strings compared case-insensitively, like GitHub), ``&&``/``||`` returning an operand, and
-``contains()``. Anything else raises, so a workflow using more than this cannot pass a test by accident.
+``==``/``!=`` (strings compared case-insensitively, like GitHub), ``&&``/``||`` returning an operand,
+``contains()`` and ``always()``. Anything else raises, so a workflow using more than this cannot pass a
+test by accident.
 """
 
 from __future__ import annotations
@@ -103,6 +104,10 @@ class _Parser:
             return text[1:-1].replace("''", "'")
         if kind == "num":
             return int(text)
+        if kind == "path" and text == "always" and self.peek() == "(":
+            self.take()
+            assert self.take()[1] == ")"
+            return True  # as a job's `if`: run whatever the jobs it needs did
         if kind == "path" and self.peek() == "(":
             if text != "contains":
                 raise ValueError(f"function {text}() is not supported here")

@@ -18,6 +18,7 @@ import yaml
 
 from ._actions import DATA
 from ._expressions import evaluate, interpolate
+from .test_action_docs import documented_workflows
 
 WORKFLOW = Path(__file__).resolve().parents[2] / ".github/workflows/evals.yml"
 
@@ -28,17 +29,29 @@ def _context(event_name: str, payload: dict[str, Any]) -> dict[str, Any]:
     return {"github": {"event_name": event_name, "event": payload, "ref": ref}, "inputs": {}}
 
 
-def _started(event_name: str, payload: dict[str, Any]) -> dict[str, tuple[str, bool]]:
-    """job id → (concurrency group, cancel-in-progress) for every job this event starts."""
-    workflow = yaml.safe_load(WORKFLOW.read_text())
+def _started(
+    event_name: str, payload: dict[str, Any], workflow_text: str | None = None
+) -> dict[str, tuple[str, bool]]:
+    """job id → (concurrency group, cancel-in-progress) for every job this event starts.
+
+    A matrix job starts once per value of its one matrix key, as ``job[value]``.
+    """
+    workflow = yaml.safe_load(workflow_text if workflow_text is not None else WORKFLOW.read_text())
     assert "concurrency" not in workflow, "a workflow-level group is joined before any job's `if`"
     context = _context(event_name, payload)
     started: dict[str, tuple[str, bool]] = {}
     for name, job in workflow["jobs"].items():
         condition = job.get("if", "success()")
-        if evaluate(condition.replace("${{", "").replace("}}", ""), context):
-            group = job["concurrency"]["group"]
-            started[name] = (interpolate(group, context), bool(job["concurrency"]["cancel-in-progress"]))
+        if not evaluate(condition.replace("${{", "").replace("}}", ""), context):
+            continue
+        matrix = job.get("strategy", {}).get("matrix", {})
+        instances = {name: context}
+        if matrix:
+            ((key, values),) = matrix.items()
+            instances = {f"{name}[{value}]": {**context, "matrix": {key: value}} for value in values}
+        for instance, scope in instances.items():
+            group = interpolate(job["concurrency"]["group"], scope)
+            started[instance] = (group, bool(job["concurrency"]["cancel-in-progress"]))
     return started
 
 
@@ -98,3 +111,23 @@ def test_the_run_label_added_again_restarts_the_run_in_the_same_group() -> None:
     running = _started("pull_request", _labeled("run-evals"))
     again = _started("pull_request", _labeled("run-evals"))
     assert again == running and _cancelled_by(running, again) == {"evals-pr"}
+
+
+def test_the_docs_complete_workflow_keeps_a_pr_run_through_another_label_and_the_nightly() -> None:
+    """The same events against docs/github-action.md's workflow: shards, their publish job, the PR job."""
+    documented = documented_workflows()["evals.yml"]
+    running = _started("pull_request", _labeled("run-evals"), documented)
+    assert running == {"pull-request": ("evals-pr-42", True)}
+    for other in ("needs-review", "docs"):
+        assert _started("pull_request", _labeled(other), documented) == {}
+    push = json.loads((DATA / "pull_request_synchronize.json").read_text())
+    assert _cancelled_by(running, _started("pull_request", push, documented)) == {"pull-request"}
+    nightly = _started("schedule", {"schedule": "17 3 * * *"}, documented)
+    assert nightly == {
+        "shards[1]": ("evals-refs/heads/main-shard-1", False),
+        "shards[2]": ("evals-refs/heads/main-shard-2", False),
+        "shards[3]": ("evals-refs/heads/main-shard-3", False),
+        "publish": ("evals-publish-refs/heads/main", False),
+    }  # a group per shard: one group for all would run them one after another
+    assert _cancelled_by(running, nightly) == set()
+    assert _cancelled_by(nightly, nightly) == set()
