@@ -19,7 +19,7 @@ from pathlib import Path
 from .._owner import temp_prefix
 from ..errors import ConfigError
 from ..evidence import JsonValue
-from ..masking import Masker
+from ..masking import SHORT_SECRET, Masker, credential_items
 from ._protocol import AgentSpec
 
 __all__ = [
@@ -173,12 +173,13 @@ def build_env(
     return env
 
 
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
-
-
 def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
-    """Values of variables whose names mark them as secrets, longest first so masking is greedy."""
-    found = {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= 4}
+    """Values of variables whose names mark them as credentials, longest first so masking is greedy.
+
+    The names are judged by the one rule of :mod:`trialbook.masking` (``OPENAI_API_KEY``, not
+    ``GIT_AUTHOR_NAME``), as the run's and a Copilot session's maskers judge them.
+    """
+    found = {value for _, value in credential_items(dict(env)) if len(value) >= SHORT_SECRET}
     return tuple(sorted(found, key=len, reverse=True))
 
 

@@ -10,6 +10,7 @@ check results, call logs) is masked where it enters trialbook, so everything bui
 from ._evidence import masked_call, masked_record, masked_result
 from ._forms import MIN_FORM_LENGTH, secret_forms
 from ._masker import MASK, Masker
+from ._names import credential_items, is_credential_name
 from ._policy import SHORT_SECRET, WEAK_SECRET, length_problem, length_warning
 
 __all__ = [
@@ -18,6 +19,8 @@ __all__ = [
     "SHORT_SECRET",
     "WEAK_SECRET",
     "Masker",
+    "credential_items",
+    "is_credential_name",
     "length_problem",
     "length_warning",
     "masked_call",

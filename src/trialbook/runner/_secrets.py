@@ -8,11 +8,10 @@ prints of any of them is masked in every file, stream and GitHub output of the r
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
 
 from ..evidence import JsonValue
-from ..masking import Masker, length_warning
+from ..masking import Masker, credential_items, is_credential_name, length_warning
 from ..spec import EvalSpec
 
 __all__ = ["provider_variables", "run_masker", "secret_warnings"]
@@ -27,20 +26,10 @@ def provider_variables() -> tuple[str, ...]:
     return (*CLAUDE_PASSTHROUGH, *CODEX_PASSTHROUGH, *COPILOT_VARIABLES)
 
 
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
-
-
-def _option_secrets(value: JsonValue, name: str = "") -> Iterator[str]:
-    if isinstance(value, str):
-        # A {{ secrets.X }} template is a declared secret, masked with its value; literals are masked as is.
-        if _SECRET_NAME.search(name) and "{{" not in value:
-            yield value
-    elif isinstance(value, list):
-        for item in value:
-            yield from _option_secrets(item, name)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _option_secrets(item, str(key))
+def _option_secrets(options: Mapping[str, JsonValue]) -> Iterator[str]:
+    """Credentials written straight into an agent's options, by the one rule of :mod:`trialbook.masking`."""
+    # A {{ secrets.X }} template is a declared secret, masked with its value; literals are masked as is.
+    return (value for _, value in credential_items(options) if "{{" not in value)
 
 
 def run_masker(
@@ -52,7 +41,7 @@ def run_masker(
         for agent in spec.agents:
             values.extend(_option_secrets(dict(agent.options)))
     values.extend(
-        environ[name] for name in provider_variables() if _SECRET_NAME.search(name) and environ.get(name)
+        environ[name] for name in provider_variables() if is_credential_name(name) and environ.get(name)
     )
     if github_token:
         values.append(github_token)

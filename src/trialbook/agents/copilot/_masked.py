@@ -14,62 +14,45 @@ the runner (the pytest plugin, a script) is masked as fully as a run's.
 from __future__ import annotations
 
 import dataclasses
-import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
+from ... import masking
 from ...masking import Masker
 from ._config import CopilotEval
 
-__all__ = ["known_credentials", "mask_record"]
+__all__ = ["credential_items", "known_credentials", "mask_record"]
 
 T = TypeVar("T")
 
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-_CREDENTIAL_WORDS = frozenset(
-    {"apikey", "authorization", "credential", "credentials", "key", "passwd", "password", "secret", "token"}
-)
-"""Words that make a name a credential's: ``X-Api-Key``, ``GH_TOKEN``, but not ``GIT_AUTHOR_NAME``."""
-_NOT_SECRETS = frozenset({"true", "false", "yes", "no", "on", "off", "none", "null"})
-"""Switch values under a credential-like name (``DISABLE_TOKEN_CACHE=true``): masking them would hide text."""
-_SCHEME = re.compile(r"^(?:Bearer|Basic|Token|Bot)\s+(\S+)$", re.IGNORECASE)
+
+def _settings(config: CopilotEval) -> dict[str, Any]:
+    return {
+        "provider": config.provider or {},
+        "mcp_servers": config.mcp_servers,
+        "custom_agents": {
+            str(agent.get("name", index)): {"mcp_servers": agent.get("mcp_servers", {})}
+            for index, agent in enumerate(config.agent_definitions)
+        },
+        "extra_config": config.extra_config,
+    }
 
 
-def _is_credential(name: str) -> bool:
-    return any(word.lower() in _CREDENTIAL_WORDS for word in _WORD.findall(name))
+def credential_items(config: CopilotEval, env: Mapping[str, str]) -> list[tuple[str, str]]:
+    """``(where, value)`` for every credential the session is given: in its settings and the CLI's env.
 
-
-def _values(value: Any, name: str = "") -> Iterator[str]:
-    """Strings held under a credential-like name, at any depth; ``Bearer X`` yields ``X`` too."""
-    if isinstance(value, str):
-        if _is_credential(name) and value.strip().lower() not in _NOT_SECRETS:
-            yield value
-            scheme = _SCHEME.match(value.strip())
-            if scheme is not None:
-                yield scheme[1]
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            yield from _values(item, str(key))
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _values(item, name)
+    ``where`` is the setting's path (``provider.api_key``, ``mcp_servers.gh.env.GITHUB_TOKEN``,
+    ``env.OPENAI_API_KEY``). Names are judged by the one rule of :mod:`trialbook.masking`, the rule the
+    runner's masker uses: ``api_key``, ``bearer_token``, ``Authorization``, ``X-Api-Key``, ``apiKey`` and
+    ``GITHUB_PERSONAL_ACCESS_TOKEN`` count; ``max_tokens``, ``SSH_AUTH_SOCK`` and ``GIT_AUTHOR_NAME`` do not.
+    """
+    found = [*masking.credential_items(_settings(config)), *masking.credential_items(dict(env), "env")]
+    return [(where, value) for where, value in found if value]
 
 
 def known_credentials(config: CopilotEval, env: Mapping[str, str]) -> tuple[str, ...]:
-    """Every credential value the session is given: in its settings and in the CLI's environment.
-
-    A name counts when one of its words is ``key``, ``token``, ``secret``, ``password``, ``credential`` or
-    ``authorization``: ``api_key``, ``bearer_token``, ``Authorization``, ``X-Api-Key``, ``apiKey`` and
-    ``GITHUB_PERSONAL_ACCESS_TOKEN`` do; ``max_tokens``, ``SSH_AUTH_SOCK`` and ``GIT_AUTHOR_NAME`` do not.
-    """
-    settings = {
-        "provider": config.provider or {},
-        "mcp_servers": config.mcp_servers,
-        "custom_agents": [agent.get("mcp_servers", {}) for agent in config.agent_definitions],
-        "extra_config": config.extra_config,
-    }
-    found = [*_values(settings), *_values(dict(env))]
-    return tuple(dict.fromkeys(value for value in found if value))
+    """Every credential value the session is given (see :func:`credential_items`), each once."""
+    return tuple(dict.fromkeys(value for _, value in credential_items(config, env)))
 
 
 def _mask(value: Any, masker: Masker) -> Any:
