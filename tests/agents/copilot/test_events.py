@@ -127,3 +127,34 @@ def test_a_subagent_that_never_finishes_is_marked() -> None:
     events = [e for e in recorded("subagent") if e["type"] != "subagent.completed"]
     mapper = mapped(events)
     assert mapper.invocations[0].status == "incomplete"
+
+
+def test_an_image_that_does_not_decode_makes_the_evidence_incomplete_naming_its_index() -> None:
+    events = recorded("bash")
+    good = "iVBORw0KGgo="  # the PNG signature
+    first(events, "tool.execution_complete")["data"]["result"]["binaryResultsForLlm"] = [
+        {"type": "image", "data": good, "mimeType": "image/png"},
+        {"type": "image", "data": "not base64 at all!", "mimeType": "image/jpeg"},
+        {"type": "image", "mimeType": "image/gif"},
+    ]
+    mapper = mapped(events)
+    root = mapper.trajectories[""]
+    [call] = root.tool_calls()
+    assert call.image_content == bytes.fromhex("89504e470d0a1a0a") and call.additional_images == ()
+    assert root.capture_errors == [
+        "tool call call_1 (bash): image result.binaryResultsForLlm[1] has no valid base64 data; "
+        "it is not in the record",
+        "tool call call_1 (bash): image result.binaryResultsForLlm[2] has no valid base64 data; "
+        "it is not in the record",
+    ]
+
+
+def test_a_readable_copy_of_the_images_in_contents_is_the_record_and_no_gap() -> None:
+    events = recorded("bash")
+    result = first(events, "tool.execution_complete")["data"]["result"]
+    result["binaryResultsForLlm"] = [{"type": "image", "data": "%%%", "mimeType": "image/png"}]
+    result["contents"] = [{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]
+    mapper = mapped(events)
+    [call] = mapper.trajectories[""].tool_calls()
+    assert call.image_content == bytes.fromhex("89504e470d0a1a0a")
+    assert mapper.trajectories[""].capture_errors == []

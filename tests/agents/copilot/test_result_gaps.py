@@ -180,6 +180,35 @@ async def test_two_images_from_one_tool_call_round_trip_in_order(
     assert load_result(json.loads(json.dumps(dump_result(result)))) == result
 
 
+def one_unreadable_image(_params: Numbers, _invocation: object) -> ToolResult:
+    return ToolResult(
+        text_result_for_llm="two pictures, one broken",
+        binary_results_for_llm=[
+            ToolBinaryResult(data=base64.b64encode(PNG).decode(), mime_type="image/png", type="image"),
+            ToolBinaryResult(data="this is not base64!", mime_type="image/jpeg", type="image"),
+        ],
+    )
+
+
+async def test_an_image_whose_data_does_not_decode_leaves_the_evidence_incomplete(
+    copilot_cli: str, pkg_cache: str, sandbox: MiniSandbox, shared_pool: ServerPool
+) -> None:
+    tool = define_tool(
+        "snap", description="takes pictures", handler=one_unreadable_image, params_type=Numbers
+    )
+    with ChatServer([call("snap", x=1), text("saw one")]) as server:
+        result = await agent(copilot_cli, server, shared_pool, tools=(tool,)).run(
+            sandbox.task("take pictures", pkg_cache)
+        )
+    [snap] = result.tool_calls_for("snap")
+    assert (snap.image_content, snap.additional_images) == (PNG, ())
+    gap = f"tool call {snap.call_id} (snap): image result.binaryResultsForLlm[1] has no valid base64 data"
+    assert [error for error in result.capture_errors if error.startswith(gap)] != [], result.capture_errors
+    assert result.evidence_complete is False
+    reloaded = load_result(json.loads(json.dumps(dump_result(result))))
+    assert reloaded == result and reloaded.evidence_complete is False
+
+
 async def test_personas_and_extra_config_show_in_the_snapshot_and_the_system_prompt(
     copilot_cli: str, pkg_cache: str, sandbox: MiniSandbox, shared_pool: ServerPool
 ) -> None:

@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from ...evidence import JsonObject, JsonValue, ToolCall, ToolImage
 from ._fields import as_list, as_obj, canonical, get_str
 
-__all__ = ["PendingCall", "complete_call", "start_call", "to_tool_call", "unfinished_calls"]
+__all__ = [
+    "PendingCall",
+    "complete_call",
+    "start_call",
+    "to_tool_call",
+    "unfinished_calls",
+    "unreadable_images",
+]
 
 
 @dataclass
@@ -100,24 +107,57 @@ def to_tool_call(call: PendingCall) -> ToolCall:
     )
 
 
-def _images(result: JsonObject) -> list[ToolImage]:
-    """Every image of a completion, in order, media type kept.
+_IMAGE_LISTS = ("binaryResultsForLlm", "contents")
+"""Where a completion holds images: the CLI (1.0.102) uses the first, older builds and MCP the other."""
 
-    The CLI (1.0.102) puts the images a tool returned for the model in ``binaryResultsForLlm``; older
-    builds and MCP results use ``contents`` blocks. The first of the two that holds images is the record,
-    so an image the CLI lists in both places is not counted twice.
+
+def _image_record(result: JsonObject) -> tuple[str | None, list[ToolImage], list[int]]:
+    """The list the images are recorded from, its images in order, and the positions that would not decode.
+
+    The CLI may list an image in both places, so one list is the record, never both: the first whose images
+    all decode, else the first that holds any (its unreadable images are gaps of the evidence).
     """
-    for key, media in (("binaryResultsForLlm", "mimeType"), ("contents", "mimeType")):
-        found = [
-            ToolImage(raw, get_str(block, media) or get_str(block, "mime_type"))
-            for block in as_list(result.get(key))
-            if isinstance(block, dict) and block.get("type", "image") == "image"
-            for raw in [_decode(get_str(block, "data"))]
-            if raw is not None
-        ]
-        if found:
-            return found
-    return []
+    candidates: list[tuple[str | None, list[ToolImage], list[int]]] = []
+    for key in _IMAGE_LISTS:
+        images: list[ToolImage] = []
+        unreadable: list[int] = []
+        for index, block in enumerate(as_list(result.get(key))):
+            if not isinstance(block, dict) or block.get("type", "image") != "image":
+                continue
+            raw = _decode(get_str(block, "data"))
+            if raw is None:
+                unreadable.append(index)
+            else:
+                images.append(ToolImage(raw, get_str(block, "mimeType") or get_str(block, "mime_type")))
+        if images and not unreadable:
+            return key, images, []
+        if images or unreadable:
+            candidates.append((key, images, unreadable))
+    return candidates[0] if candidates else (None, [], [])
+
+
+def _images(result: JsonObject) -> list[ToolImage]:
+    """Every image of a completion, in order, media type kept (see :func:`_image_record`)."""
+    return _image_record(result)[1]
+
+
+def unreadable_images(calls: list[PendingCall]) -> list[str]:
+    """A capture error for each image a completion holds whose ``data`` is missing or not base64.
+
+    Such an image cannot be in the record; the result's ``evidence_complete`` turns false and the error
+    names the call and where the image was (``result.binaryResultsForLlm[1]``).
+    """
+    errors: list[str] = []
+    for call in calls:
+        if call.completion is None:
+            continue
+        key, _, unreadable = _image_record(as_obj(call.completion.get("result")))
+        errors.extend(
+            f"tool call {call.call_id} ({call.name}): image result.{key}[{index}] has no valid base64 data; "
+            "it is not in the record"
+            for index in unreadable
+        )
+    return errors
 
 
 def _decode(data: str | None) -> bytes | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...evidence import JsonObject, JsonValue, ToolCall, Turn, UsageEntry
-from ._calls import PendingCall, complete_call, start_call, to_tool_call, unfinished_calls
+from ._calls import PendingCall, complete_call, start_call, to_tool_call, unfinished_calls, unreadable_images
 from ._fields import as_list, as_obj, canonical, get_int, get_num, get_str
 from ._subagents import Invocation, close_invocations, finish_invocation, start_invocation
 
@@ -176,7 +176,8 @@ class EventMapper:
     # -- closing the record ----------------------------------------------------------------------
 
     def close(self) -> None:
-        """Name every call still open: interrupted ones as cancelled, the rest as missing a completion."""
+        """Name every call still open (interrupted ones as cancelled) and every image that did not decode."""
         for t in self.trajectories.values():
             t.capture_errors.extend(unfinished_calls(t.calls, t.interrupted_calls, self.aborted))
+            t.capture_errors.extend(unreadable_images(t.calls))
         close_invocations(self.invocations, self.aborted)
