@@ -175,3 +175,31 @@ def test_placed_files_are_regular_files_even_when_the_declared_ones_are_links_ou
     rows = json.loads((folder / "result.json").read_text())["result"]["instructions_loaded"]
     assert rows[0]["sha256"] == hashlib.sha256(b"declared agents rule\n").hexdigest()
     _assert_only_the_agents_edits(tmp_path)
+
+
+def test_an_instruction_file_placed_inside_a_skill_folder_is_there_for_the_agent(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    write(tmp_path / "repo/skills/notes/SKILL.md", NOTES_SKILL)
+    write(tmp_path / "repo/skills/notes/style.md", "the skill's own style\n")
+    write(tmp_path / "repo/house-style.md", "the house style\n")
+    write(tmp_path / "evals/prompt.md", "```sh\ncat .agents/skills/notes/style.md > seen.txt\n```\n")
+    write(
+        tmp_path / "evals/inside.eval.yaml",
+        """
+        prompt: prompt.md
+        agents: [literal]
+        negative_control: false
+        instructions: [{path: ../repo/house-style.md, to: .agents/skills/notes/style.md}]
+        skills: [../repo/skills/notes]
+        assert:
+          - file_contains: {path: seen.txt, pattern: the house style}
+        """,
+    )
+    result = invoke("eval", "evals")
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / ".trialbook/runs/latest/evals/inside/literal/trial-1"
+    rows = json.loads((folder / "result.json").read_text())["result"]["instructions_loaded"]
+    assert [row["path"] for row in rows] == [".agents/skills/notes/style.md", ".agents/skills/notes"]
+    changes = json.loads((folder / "changes.json").read_text())
+    assert [entry["path"] for entry in changes["files"]] == ["seen.txt"]

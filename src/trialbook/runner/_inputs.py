@@ -68,13 +68,9 @@ def place_inputs(
     Raises:
         ValueError: a path would leave the sandbox through a symlink the template holds.
     """
-    declared: list[DeclaredInput] = []
-    for item in instructions:
-        target = _inside(workdir, item.path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _clear(target)
-        target.write_text(item.text, encoding="utf-8")
-        declared.append(DeclaredInput.instruction_file(item.path, item.sha256, item.text))
+    # Skills first: an instruction file the eval places inside a skill's folder (``to:``) lands over
+    # the skill's copy instead of being removed with what that folder held before.
+    skill_rows: list[DeclaredInput] = []
     for skill in skills:
         relative = f"{folder}/{skill.name}"
         target = _inside(workdir, relative)
@@ -83,7 +79,15 @@ def place_inputs(
         skill_md = target / "SKILL.md"
         skill_md.unlink()  # copied as it is in the skill's folder, possibly a link to a file elsewhere
         skill_md.write_text(skill.skill_md, encoding="utf-8")
-        declared.append(DeclaredInput.skill(relative, skill.sha256, skill.description, skill.skill_md))
+        skill_rows.append(DeclaredInput.skill(relative, skill.sha256, skill.description, skill.skill_md))
+    declared: list[DeclaredInput] = []
+    for item in instructions:
+        target = _inside(workdir, item.path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _clear(target)
+        target.write_text(item.text, encoding="utf-8")
+        declared.append(DeclaredInput.instruction_file(item.path, item.sha256, item.text))
+    declared += skill_rows
     return tuple(declared)
 
 
@@ -95,12 +99,13 @@ def placed_sources(
     The sandbox's change record starts placed files from these, so it shows only what the agent did.
     ``SKILL.md`` is named by the file it leads to when it is a link, as it was placed as a regular file.
     """
-    found = {item.path: item.source for item in instructions}
+    found: dict[str, Path] = {}
     for skill in skills:
         for path in sorted(skill.source.rglob("*")):
             if path.is_file() or path.is_symlink():
                 found[f"{folder}/{skill.name}/{path.relative_to(skill.source).as_posix()}"] = path
         found[f"{folder}/{skill.name}/SKILL.md"] = (skill.source / "SKILL.md").resolve()
+    found.update((item.path, item.source) for item in instructions)  # placed last, as in place_inputs
     return found
 
 
