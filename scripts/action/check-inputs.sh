@@ -50,6 +50,18 @@ case "${TB_PUBLISH:-true}" in
 esac
 
 if [ "${#problems[@]}" -eq 0 ]; then
+  # The part of the results artifact's name that tells shards apart. GitHub numbers a matrix's jobs in
+  # `strategy.job-index` for the workflow, but inside a composite action it reads 0 for every job, so
+  # the shard input itself names the artifact. A malformed shard is the run step's error to report.
+  shard="${TB_SHARD:-}"
+  if [ -z "$shard" ]; then
+    part="all"
+  elif [[ $shard =~ ^([0-9]+)/([0-9]+)$ ]]; then
+    part="shard-${BASH_REMATCH[1]}-of-${BASH_REMATCH[2]}"
+  else
+    part="shard-unknown"
+  fi
+  echo "artifact-part=$part" >> "${GITHUB_OUTPUT:-/dev/null}"
   exit 0
 fi
 {

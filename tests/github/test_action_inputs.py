@@ -77,6 +77,21 @@ def test_a_bad_input_is_an_error_in_the_log_and_the_summary_with_exit_2(
     assert not (tmp_path / "pwned").exists()
 
 
+@pytest.mark.parametrize(
+    ("shard", "part"),
+    [("", "all"), ("2/3", "shard-2-of-3"), ("10/12", "shard-10-of-12"), ("2/3; echo x", "shard-unknown")],
+)
+def test_the_shard_names_the_artifact_as_strategy_job_index_cannot(
+    tmp_path: Path, shard: str, part: str
+) -> None:
+    """Inside a composite action every job of a matrix reads ``strategy.job-index`` as 0."""
+    output = tmp_path / "output"
+    output.write_text("")
+    done, _ = _check(tmp_path, TB_SHARD=shard, GITHUB_OUTPUT=str(output))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert output.read_text() == f"artifact-part={part}\n"
+
+
 def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     done, summary = _check(tmp_path, TB_RUNNER_OS="Windows", TB_LABEL="", TB_RETENTION_DAYS="999")
     assert done.returncode == 2
