@@ -11,7 +11,14 @@ from ._evidence import masked_call, masked_record, masked_result
 from ._forms import MIN_FORM_LENGTH, secret_forms
 from ._masker import MASK, Masker
 from ._names import credential_items, is_credential_name
-from ._policy import SHORT_SECRET, WEAK_SECRET, length_problem, length_warning
+from ._policy import (
+    SHORT_SECRET,
+    WEAK_SECRET,
+    ShortSecretWarning,
+    length_problem,
+    length_report,
+    length_warning,
+)
 
 __all__ = [
     "MASK",
@@ -19,9 +26,11 @@ __all__ = [
     "SHORT_SECRET",
     "WEAK_SECRET",
     "Masker",
+    "ShortSecretWarning",
     "credential_items",
     "is_credential_name",
     "length_problem",
+    "length_report",
     "length_warning",
     "masked_call",
     "masked_record",

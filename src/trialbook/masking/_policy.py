@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-__all__ = ["SHORT_SECRET", "WEAK_SECRET", "length_problem", "length_warning"]
+from collections.abc import Iterable
+
+__all__ = [
+    "SHORT_SECRET",
+    "WEAK_SECRET",
+    "ShortSecretWarning",
+    "length_problem",
+    "length_report",
+    "length_warning",
+]
 
 SHORT_SECRET = 4
 """Values shorter than this refuse the run: masking ``ab`` would turn ordinary words into ``***``."""
 
 WEAK_SECRET = 8
 """Values shorter than this run with a warning that ordinary words containing them are masked too."""
+
+
+class ShortSecretWarning(UserWarning):
+    """A credential of 4 to 7 characters: masked, and ordinary words containing it are masked too."""
 
 
 def length_problem(name: str, value: str) -> str | None:
@@ -29,3 +42,22 @@ def length_warning(name: str, value: str) -> str | None:
         f"{name} is {len(value)} characters long: any text containing its value, ordinary words included, "
         "shows as *** in results and logs"
     )
+
+
+def length_report(named: Iterable[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """The problems (1–3 characters) and warnings (4–7) for named credential values, each name once.
+
+    For the paths that take credentials without the runner (the pytest plugin's fixtures, scripts), so a
+    key there is refused or warned about as a declared secret is by ``trialbook eval``.
+    """
+    problems: dict[str, str] = {}
+    warnings: dict[str, str] = {}
+    for name, value in named:
+        problem = length_problem(name, value)
+        if problem is not None:
+            problems.setdefault(name, problem)
+            continue
+        warning = length_warning(name, value)
+        if warning is not None:
+            warnings.setdefault(name, warning)
+    return list(problems.values()), [text for name, text in warnings.items() if name not in problems]

@@ -9,6 +9,7 @@ that instruction, and nothing else changes.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,6 +77,22 @@ def _progress(request: pytest.FixtureRequest) -> TestProgress:
     return state.progress(request.node.nodeid)
 
 
+def _check_credentials(spec: AgentSpec, env: Mapping[str, str] | None) -> None:
+    """Fail the test for a credential too short to mask, warn about a weak one, naming the option.
+
+    ``trialbook eval`` treats declared secrets so; here the options and ``env`` are all there is.
+    """
+    from ..masking import ShortSecretWarning, credential_items, length_report
+
+    named = [(f"{spec.name} option {where}", value) for where, value in credential_items(dict(spec.options))]
+    named += [(f"{spec.name} {where}", value) for where, value in credential_items(dict(env or {}), "env")]
+    problems, weak = length_report((name, value) for name, value in named if value)
+    if problems:
+        pytest.fail("agent_eval: " + "\n".join(problems), pytrace=False)
+    for warning in weak:
+        warnings.warn(warning, ShortSecretWarning, stacklevel=3)
+
+
 @_async_fixture
 async def copilot_eval(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
@@ -89,6 +106,7 @@ async def copilot_eval(
     ``comparison_role`` (report metadata for A/B tests). Calls in one test share one CLI server.
     """
     from ..agents.copilot import CopilotAgent
+    from ..errors import ConfigError
     from ..evidence import ExecutionRecord
 
     agents: dict[int, CopilotAgent] = {}
@@ -109,9 +127,15 @@ async def copilot_eval(
             adapter = agents[id(agent)] = CopilotAgent(agent, pool=pool)
         if workdir is None and agent.working_directory is None:
             workdir = tmp_path_factory.mktemp("copilot-work")
-        result = await adapter.run_prompt(
-            prompt, workdir=workdir, env=env, output_dir=tmp_path_factory.mktemp("copilot-out")
-        )
+        refused: ConfigError | None = None
+        try:
+            result = await adapter.run_prompt(
+                prompt, workdir=workdir, env=env, output_dir=tmp_path_factory.mktemp("copilot-out")
+            )
+        except ConfigError as exc:  # a credential too short to mask, named: the test fails, nothing runs
+            refused = exc
+        if refused is not None:
+            pytest.fail(f"copilot_eval: {refused}", pytrace=False)
         progress.executions.append(ExecutionRecord(result=result, comparison_role=comparison_role))
         return result
 
@@ -150,6 +174,7 @@ async def agent_eval(
     ) -> AgentResult:
         _require_permission(request)
         spec = AgentSpec(agent, source=request.node.nodeid) if isinstance(agent, str) else agent
+        _check_credentials(spec, env)
         adapter = create_agent(spec)
         created.append(adapter)
         home = tmp_path_factory.mktemp("agent-home")

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
 from ..._owner import temp_prefix
+from ...errors import ConfigError
 from ...evidence import CopilotResult
+from ...masking import ShortSecretWarning, length_report
 from .._protocol import AgentSpec, AgentTask, Availability
 from ._config import CopilotEval, eval_from_spec
-from ._masked import known_credentials
-from ._server import TOKEN_VARIABLES, ServerPool, availability, cli_environment, cli_version
+from ._masked import credential_items, known_credentials
+from ._server import RUNNER_TOKEN, TOKEN_VARIABLES, ServerPool, availability, cli_environment, cli_version
 from ._session import Trial, run_trial
 
 __all__ = ["SKILLS_FOLDER", "CopilotAgent", "create"]
@@ -140,6 +143,10 @@ class CopilotAgent:
         """Run ``prompt`` outside the runner (pytest, scripts): the workdir defaults to the config's.
 
         Without ``env`` the CLI gets the runner's PATH and a HOME private to this adapter.
+
+        Raises:
+            ConfigError: a credential in the settings or ``env`` is 1 to 3 characters long, too short to
+                mask (one of 4 to 7 characters runs, with a :class:`~trialbook.masking.ShortSecretWarning`).
         """
         root = workdir or (Path(self.config.working_directory) if self.config.working_directory else None)
         if root is None:
@@ -149,10 +156,21 @@ class CopilotAgent:
         home = self._home
         base = dict(env) if env is not None else {"PATH": self._environ.get("PATH", os.defpath)}
         base.setdefault("HOME", str(home))
+        self._check_credentials(base)
         task = AgentTask(
             prompt=prompt, workdir=root, home=Path(base["HOME"]), env=base, output_dir=output_dir or home
         )
         return await self.run(task)
+
+    def _check_credentials(self, env: Mapping[str, str]) -> None:
+        """Refuse credentials too short to mask and warn about weak ones, naming the setting."""
+        given = {RUNNER_TOKEN: self._environ.get(RUNNER_TOKEN, ""), **env}
+        named = ((f"CopilotEval {where}", value) for where, value in credential_items(self.config, given))
+        problems, weak = length_report(named)
+        if problems:
+            raise ConfigError(problems)
+        for warning in weak:
+            warnings.warn(warning, ShortSecretWarning, stacklevel=3)
 
     async def aclose(self) -> None:
         """Stop every CLI server this adapter started (a shared pool is left to its owner)."""
