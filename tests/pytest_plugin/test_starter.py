@@ -39,24 +39,19 @@ def test_the_generated_starter_passes_as_generated(tmp_path: Path) -> None:
         "COPILOT_PKG_CACHE_HOME": str(CACHE / "copilot-pkg"),
     }
     out = project / "evidence.json"
-    ran = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "--trialbook-unsafe-local",
-            f"--trialbook-evidence={out}",
-            str(starter),
-        ],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
+
+    def pytest_run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--trialbook-unsafe-local", *args],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=300,
+        )
+
+    ran = pytest_run(f"--trialbook-evidence={out}", str(starter))
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "1 passed" in ran.stdout
     # What passed is the real thing: a copilot_eval execution whose tool returned an MCP-style string.
@@ -74,15 +69,7 @@ def test_the_generated_starter_passes_as_generated(tmp_path: Path) -> None:
     drift = "{data['temperature_c']} °C\\n\""
     assert source.count(drift) == 1, "the starter's tool writes the display text this way"
     starter.write_text(source.replace(drift, "{data['temperature_c'] + 1} °C\\n\""))
-    drifted = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--trialbook-unsafe-local", str(starter)],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
+    drifted = pytest_run(str(starter))
     assert drifted.returncode == 1 and "1 failed" in drifted.stdout, drifted.stdout + drifted.stderr
     assert "Weather in Oslo: 22 °C" in drifted.stdout, "it failed on the disagreement, nothing else"
     starter.write_text(source)
