@@ -11,7 +11,8 @@ import click
 from ..errors import ConfigError, ExitCode, TrialbookError
 from ..evidence import JsonObject
 from ..runner import RunOptions, load_specs
-from ..spec import EvalSpec, short_secrets
+from ..runner._secrets import run_secrets
+from ..spec import EvalSpec
 from ._common import paths_argument
 from ._json import document, echo_json
 
@@ -35,10 +36,13 @@ def _problem_json(text: str) -> JsonObject:
 
 def _load(options: RunOptions) -> list[EvalSpec]:
     specs = load_specs(options)
-    # A secret set here to a value too short to mask would refuse `eval`: say so now.
-    short = [problem for spec in specs for problem in short_secrets(spec, os.environ)]
-    if short:
-        raise ConfigError(short)
+    # A credential too short to mask would refuse `eval`: say so now. Only what the files hold (and the
+    # declared secrets set here): the environment a run passes to agents is the run's to check.
+    secrets = run_secrets(specs, os.environ, passed_through=False)
+    if secrets.problems:
+        raise ConfigError(secrets.problems)
+    for warning in secrets.warnings:
+        click.echo(f"warning: {warning}", err=True)
     return specs
 
 
@@ -51,8 +55,8 @@ def validate_command(paths: tuple[str, ...], as_json: bool) -> None:
     """Check eval files: keys, types, prompt files, placeholders, secrets declared, agents, patterns.
 
     Every problem of every file is reported at once, each naming the file, line and field. Exit code 2
-    when anything is wrong, including a declared secret set in the environment to a value too short to
-    mask (one to three characters), which `eval` would refuse.
+    when anything is wrong, including a credential too short to mask (one to three characters), which
+    `eval` would refuse: one written in an agent's options, or a declared secret set in the environment.
     """
     options = RunOptions(paths=tuple(Path(p) for p in paths) or (Path("evals"),))
     if not as_json:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .._blocking import run_blocking
 from ..agents import AgentNames
-from ..errors import BudgetForecastError, ExitCode, RunAbortedError, UsageError
+from ..errors import BudgetForecastError, ConfigError, ExitCode, RunAbortedError, UsageError
 from ..evidence import JsonObject, SuiteReport, publish_json, suite_to_json
 from ..history import HistoryLine, HistoryStore, NetworkTimeouts, open_store
 from ..leftovers import Swept, sweep
@@ -31,7 +31,7 @@ from ._outputs import write_json
 from ._plan import AgentPool, PlanEntry, build_plan
 from ._record import ci_run_url, pending_lines, record, sync
 from ._runs import begin_run, finish_run, new_run_id, selection_for
-from ._secrets import run_masker, secret_warnings
+from ._secrets import run_secrets
 from ._suite import build_suite
 
 __all__ = ["RunReport", "SilentSink", "leftover_folders", "load_specs", "run", "sweep_leftovers"]
@@ -155,13 +155,17 @@ def run(
     started = time.time()
     agent_names = AgentNames()  # looked up once, and only if an eval or --agent names a registered agent
     specs = list(specs) if specs is not None else load_specs(options, agent_names)
+    # Fed once, before any trial: whatever runs later can only print secrets it already knows of. A value
+    # too short to mask refuses the run here, before history is opened or anything is started.
+    secrets = run_secrets(specs, options.environ, options.github_token)
+    if secrets.problems and not options.dry_run:
+        raise ConfigError(secrets.problems)
     if not options.dry_run:
         sweep_leftovers(options)
     secret_names = sorted({name for spec in specs for name in spec.secrets})
     secret_values = {name: options.environ[name] for name in secret_names if name in options.environ}
     pool = AgentPool(secret_values, secret_names)
-    # Fed once, before any trial: whatever runs later can only print secrets it already knows of.
-    masker = run_masker(specs, options.environ, options.github_token)
+    masker = secrets.masker
     store = open_store(
         history_dir=options.history_dir,
         history_branch=options.history_branch,
@@ -176,12 +180,13 @@ def run(
     try:
         report = _plan(options, specs, pool, store, agent_names, notice)
         report.masker = masker
-        report.warnings = secret_warnings(specs, options.environ)
+        report.warnings = secrets.warnings
         runnable = [entry for entry in report.plan if entry.action == "run"]
         what = "--results-dir" if options.results_dir is not None else "the runs folder"
         if options.dry_run:
             owner = ownership_problem(options.owned_folder, what)
-            report.refusals = ([owner] if owner else []) + refusals(options, runnable, pool)
+            report.refusals = [*([owner] if owner else []), *secrets.problems]
+            report.refusals += refusals(options, runnable, pool)
             if report.over_budget and options.budget_strict:
                 report.refusals.append(f"{report.over_budget}; --budget-strict would start no trial")
             return report

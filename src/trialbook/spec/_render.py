@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 
 from ..errors import ConfigError
 from ..evidence import JsonValue
-from ..masking import MASK, Masker, length_problem
+from ..masking import MASK, Masker
 from ._model import EvalSpec
 from ._placeholders import fill, fill_secrets, secret_marker
 from ._problems import display_path
 
-__all__ = ["MASK", "RenderedPrompt", "check_secrets", "render_options", "render_prompt", "short_secrets"]
+__all__ = ["MASK", "RenderedPrompt", "check_secrets", "render_options", "render_prompt"]
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,8 @@ def check_secrets(spec: EvalSpec, environ: Mapping[str, str]) -> list[str]:
     """A problem for each declared secret that is unset or empty in ``environ``.
 
     Run before any trial: an eval whose secret is missing would fail in a way that looks like the agent's
-    fault. An empty value counts as unset, since masking an empty string is impossible, and a value of one
-    to three characters is refused: masking it would turn ordinary text into ``***``.
+    fault. An empty value counts as unset, since masking an empty string is impossible. A value too short
+    to mask is refused by the run where its masker is fed (``trialbook.runner._secrets``).
     """
     problems = []
     for name in spec.secrets:
@@ -44,21 +44,11 @@ def check_secrets(spec: EvalSpec, environ: Mapping[str, str]) -> list[str]:
                 f"{_where(spec, name)}: {name} is not set "
                 f"(export {name} before running, or add it to the CI job's environment)"
             )
-    return problems + short_secrets(spec, environ)
+    return problems
 
 
 def _where(spec: EvalSpec, name: str) -> str:
     return f"{display_path(spec.source)}:{spec.line_of('secrets.' + name)}: secrets"
-
-
-def short_secrets(spec: EvalSpec, environ: Mapping[str, str]) -> list[str]:
-    """A problem for each declared secret set to a value too short to mask (one to three characters)."""
-    problems = []
-    for name in spec.secrets:
-        short = length_problem(name, environ.get(name, ""))
-        if short is not None:
-            problems.append(f"{_where(spec, name)}: eval {spec.id}: {short}")
-    return problems
 
 
 def render_prompt(spec: EvalSpec, environ: Mapping[str, str]) -> RenderedPrompt:
