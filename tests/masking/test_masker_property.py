@@ -32,7 +32,7 @@ from trialbook.evidence import (
     save_suite,
 )
 from trialbook.history import HistoryLine
-from trialbook.masking import MASK, Masker, length_problem, masked_record, masked_result
+from trialbook.masking import MASK, Masker, length_problem, length_warning, masked_record, masked_result
 from trialbook.report.junit import render_junit
 
 # Every Unicode scalar value; lone surrogates are not text any file or environment variable can hold.
@@ -66,18 +66,19 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
 
 
 def _pieces(secret: str) -> list[str]:
-    """The value and each line of it long enough to mask alone."""
-    return [secret, *(line for line in secret.splitlines() if len(line) >= 4)]
+    """The value, the value stripped, and each line of it long enough to mask alone."""
+    return [secret, secret.strip(), *(line for line in secret.splitlines() if len(line) >= 4)]
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(secret=secrets, before=surroundings, after=surroundings, encoding=st.sampled_from(sorted(ENCODINGS)))
 def test_no_listed_form_survives_masking(secret: str, before: str, after: str, encoding: str) -> None:
     masker = Masker([secret])
-    if len(secret) < 4:
-        # Part of the model: a value this short is refused before the run, and never masked.
+    if len(secret.strip()) < 4:
+        # Part of the model: a value this short (around its whitespace) is refused before the run.
         assert length_problem("S", secret) is not None
-        assert not masker.active
+        if len(secret) < 4:
+            assert not masker.active
         return
     assert length_problem("S", secret) is None
     for piece in _pieces(secret):
@@ -188,3 +189,21 @@ def test_keys_and_vocabulary_are_never_masked(value: str) -> None:
     masked = masked_result(result, masker)
     assert masked.stop_reason == "timeout" and masked.turns[0].role == "assistant"
     assert masked.turns[0].content is not None and value not in masked.turns[0].content
+
+
+@pytest.mark.parametrize(
+    ("value", "problem", "warned"),
+    [
+        ("abc\n", True, False),
+        ("   ", True, False),
+        (" abcd ", False, True),
+        ("abcdefg\n", False, True),
+        ("abcdefgh\n", False, False),
+        ("", False, False),
+    ],
+)
+def test_a_value_is_measured_without_the_whitespace_around_it(
+    value: str, problem: bool, warned: bool
+) -> None:
+    assert (length_problem("S", value) is not None) is problem
+    assert (length_warning("S", value) is not None) is warned

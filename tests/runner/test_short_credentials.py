@@ -161,3 +161,16 @@ def test_a_declared_secret_is_reported_once_with_its_eval_file_not_again_as_envi
     assert result.exit_code == 2, result.output
     assert "secrets: eval key: OPENAI_API_KEY is 2 characters long" in result.output
     assert "environment:" not in result.output
+
+
+@pytest.mark.parametrize("padded", ["q7Z\n", "  q7Z  ", "\tq7\r\n"])
+def test_whitespace_around_a_short_credential_does_not_make_it_long_enough(
+    invoke: Invoke, tmp_path: Path, padded: str
+) -> None:
+    """``$(cat key)`` keeps a newline, and ``echo $KEY`` prints the value stripped: that one is the secret."""
+    started = _eval(tmp_path)
+    result = invoke("eval", "evals", "--results-dir", "results", env={"OPENAI_API_KEY": padded})
+    assert result.exit_code == 2, result.output
+    length = len(padded.strip())
+    assert f"{length} characters long without its surrounding whitespace, too short" in result.output
+    _nothing_ran(tmp_path, started)

@@ -1,4 +1,7 @@
-"""Which secret values can be masked honestly: 1–3 characters cannot, 4–7 characters only with a warning."""
+"""Which secret values can be masked honestly: 1–3 characters cannot, 4–7 characters only with a warning.
+
+Lengths are counted without the whitespace around the value.
+"""
 
 from __future__ import annotations
 
@@ -24,23 +27,33 @@ class ShortSecretWarning(UserWarning):
     """A credential of 4 to 7 characters: masked, and ordinary words containing it are masked too."""
 
 
+def _length(value: str) -> tuple[int, str]:
+    # Measured without surrounding whitespace: ``$(cat key)`` or a YAML block can leave a newline on the
+    # value, and ``echo $X`` prints it stripped. The stripped form is the shortest one that gets out, so
+    # it decides whether the value can be masked at all.
+    stripped = len(value.strip())
+    return stripped, "" if stripped == len(value) else " without its surrounding whitespace"
+
+
 def length_problem(name: str, value: str) -> str | None:
-    """Why a secret value is too short to mask, or ``None`` when it can be masked."""
-    if not value or len(value) >= SHORT_SECRET:
+    """Why a secret value is too short to mask, or ``None`` when it can be masked (empty: missing)."""
+    length, how = _length(value)
+    if not value or length >= SHORT_SECRET:
         return None
     return (
-        f"{name} is {len(value)} character{'s' if len(value) > 1 else ''} long, too short to mask without "
+        f"{name} is {length} character{'' if length == 1 else 's'} long{how}, too short to mask without "
         f"masking ordinary text; use a value of at least {SHORT_SECRET} (better {WEAK_SECRET}) characters"
     )
 
 
 def length_warning(name: str, value: str) -> str | None:
     """A warning for a value that is masked but short enough to hide ordinary words, else ``None``."""
-    if not SHORT_SECRET <= len(value) < WEAK_SECRET:
+    length, how = _length(value)
+    if not SHORT_SECRET <= length < WEAK_SECRET:
         return None
     return (
-        f"{name} is {len(value)} characters long: any text containing its value, ordinary words included, "
-        "shows as *** in results and logs"
+        f"{name} is {length} characters long{how}: any text containing its value, ordinary words "
+        "included, shows as *** in results and logs"
     )
 
 
