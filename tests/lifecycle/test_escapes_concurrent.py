@@ -74,13 +74,10 @@ def test_trials_at_once_each_kill_exactly_their_own_escapes(
     properties = raw["tests"][0]["properties"]
     assert properties["process_cleanup"] == mechanism
     strays = properties["stray_processes_killed"]
-    if mechanism == "marker":
-        assert strays == TRIALS * STRAYS_PER_TRIAL
-    else:
-        # Known inexactness: the cgroup's members are counted right after the agent's group is killed,
-        # so one of that group still dying (the polling loop's sleep, a background job) can be counted
-        # as a stray too. Every stray is always counted; at most the group's few are counted in excess.
-        assert TRIALS * STRAYS_PER_TRIAL <= strays <= TRIALS * (STRAYS_PER_TRIAL + IN_GROUP_PER_TRIAL + 2)
+    # Known inexactness, under both mechanisms: the trial's processes are counted right after the agent's
+    # group is killed, so one of that group still dying (the polling loop's sleep, a background job) can
+    # be counted as a stray too. Every stray is always counted; at most the group's few are in excess.
+    assert TRIALS * STRAYS_PER_TRIAL <= strays <= TRIALS * (STRAYS_PER_TRIAL + IN_GROUP_PER_TRIAL + 2)
 
 
 @pytest.mark.parametrize("mechanism", ["cgroup", "marker"])
@@ -117,13 +114,21 @@ def test_at_concurrency_one_a_trial_never_sees_the_escapes_of_the_one_before(
 def test_what_checks_of_trials_at_once_start_ends_with_each_and_is_counted(
     tmp_path: Path, marker: str, mechanism: str
 ) -> None:
-    check = f"setsid -f bash -c 'exec -a {marker}-check sleep 300' >/dev/null 2>&1; true"
+    # The check waits until its escapee runs: one killed with the check's group before ``setsid``
+    # took it out is no stray, and would make the count a race.
+    check = textwrap.dedent(
+        f"""\
+        M={marker}-check-$$
+        setsid -f bash -c "exec -a $M sleep 300" >/dev/null 2>&1
+        until cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n' | grep -qx "$M"; do sleep 0.02; done
+        """
+    )
     evals = tmp_path / "evals"
     evals.mkdir()
     (evals / "check.eval.yaml").write_text(
         # The check passes on an untouched sandbox too, which is the point here, not a vacuous eval.
         "prompt_text: hi\nagents: [{name: quick, script: 'true'}]\nnegative_control: false\n"
-        f'trials: 3\nassert:\n  - succeeds: "{check}"\n'
+        "trials: 3\nassert:\n  - succeeds: |\n" + textwrap.indent(check, "      ")
     )
     process = trialbook(tmp_path, "eval", "evals", "--concurrency", "3", cgroup=mechanism == "cgroup")
     out, err = process.communicate(timeout=120)
