@@ -48,3 +48,25 @@ def _rounds(missed: list[int]) -> None:
             scope.close()
             child.kill()
             child.wait()
+
+
+def test_a_finished_program_with_an_empty_environment_is_not_taken_for_one_inside_exec() -> None:
+    """``env -i`` leaves a program with arguments and no environment: it is done, whatever its age."""
+    from trialbook.sandbox._procfs import mid_exec
+
+    child = subprocess.Popen(
+        ["env", "-i", "/bin/sh", "-c", "echo started; exec sleep 300"], stdout=subprocess.PIPE
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline() == b"started\n"
+        for _ in range(200):  # until sh has exec'd sleep
+            with open(f"/proc/{child.pid}/cmdline", "rb") as file:
+                if file.read().startswith(b"sleep"):
+                    break
+        assert not mid_exec(child.pid)
+        assert not mid_exec(os.getpid())
+    finally:
+        child.kill()
+        child.wait()
+        if child.stdout is not None:
+            child.stdout.close()

@@ -201,7 +201,11 @@ def _started(fields: list[str]) -> int | None:
 
 
 _SETTLING_TICKS = 5
-"""Clock ticks (usually 50 ms) after its start during which an empty environment may be an exec's."""
+"""Clock ticks (usually 50 ms) after its start during which an empty environment may be an exec's
+(kernels without the memory bounds in ``stat``)."""
+
+_ENV_END = 48
+"""Index of ``env_end`` (field 51 of ``/proc/<pid>/stat``) among the fields after the command name."""
 
 
 def mid_exec(pid: int) -> bool:
@@ -218,10 +222,20 @@ def mid_exec(pid: int) -> bool:
             return True
     except OSError:
         return False
-    # Arguments already there, environment not yet: only a process that has just started is still
-    # settling; an older one with an empty environment (``env -i``) really has none.
+    # Arguments already there, environment not yet. The kernel sets the new memory's argument bounds,
+    # then its environment's: until ``env_end`` (stat field 51) is set it reads 0, while a finished exec
+    # with an empty environment (``env -i``) has ``env_end == env_start``, both set. A process preempted
+    # in that moment on a busy machine can stay there long after it started, so this is read, not timed.
     fields = _stat_fields(pid)
-    started = _started(fields) if fields is not None else None
+    if fields is None:
+        return False
+    if len(fields) > _ENV_END:
+        try:
+            return int(fields[_ENV_END]) < int(fields[_ENV_END - 1]) or int(fields[_ENV_END]) == 0
+        except ValueError:
+            return False
+    # Kernels before 3.5 show no bounds: only a process that has just started is still settling.
+    started = _started(fields)
     now = boot_ticks()
     return started is not None and now is not None and now - started <= _SETTLING_TICKS
 
