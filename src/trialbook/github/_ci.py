@@ -41,7 +41,7 @@ from ._files import write_outputs, write_summary
 from ._http import GitHubApi
 from ._report import action_outputs, cancellation_message, failure_annotations
 from ._state import CiState, latest_attempts, merge_states, read_state, write_state
-from ._stopped import hand_over_error
+from ._stopped import TITLE, hand_over_error
 from ._trigger import DEFAULT_LABEL, TriggerPlan, decide_trigger
 from ._workflow_run import comment_target
 
@@ -53,8 +53,6 @@ __all__ = [
     "run_ci",
     "run_stage",
 ]
-
-TITLE = "trialbook evals"
 
 
 def _base_lookup(report: RunReport) -> dict[tuple[str, str], BaseResult]:

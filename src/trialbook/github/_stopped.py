@@ -18,9 +18,10 @@ from ._commands import emit_annotation
 from ._files import write_summary
 from ._state import CiState, write_state
 
-__all__ = ["hand_over_error", "report_stopped"]
+__all__ = ["TITLE", "hand_over_error", "report_stopped"]
 
 TITLE = "trialbook evals"
+"""The heading of every job summary section trialbook writes."""
 
 
 def report_stopped(environ: Mapping[str, str], message: str) -> None:
