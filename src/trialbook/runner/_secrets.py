@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ..evidence import JsonValue
 from ..masking import Masker, credential_items, is_credential_name, length_problem, length_warning
-from ..spec import EvalSpec
+from ..spec import EvalSpec, secret_location
 from ..spec._problems import display_path
 
 __all__ = ["Credential", "RunSecrets", "provider_variables", "run_credentials", "run_masker", "run_secrets"]
@@ -59,8 +59,7 @@ class Credential:
 def _declared(spec: EvalSpec, environ: Mapping[str, str]) -> Iterator[Credential]:
     for name in spec.secrets:
         if environ.get(name):  # unset or empty is a missing secret (check_secrets), not a short one
-            where = f"{display_path(spec.source)}:{spec.line_of('secrets.' + name)}: secrets: eval {spec.id}"
-            yield Credential(where, name, environ[name])
+            yield Credential(f"{secret_location(spec, name)}: eval {spec.id}", name, environ[name])
 
 
 def _in_options(spec: EvalSpec) -> Iterator[Credential]:

@@ -12,7 +12,7 @@ from ._load import load_evals
 from ._model import DEFAULT_TIMEOUT_S, EvalSpec, ShimSpec
 from ._placeholders import secret_marker
 from ._python import EvalDefinition, define_eval
-from ._render import RenderedPrompt, check_secrets, render_options, render_prompt
+from ._render import RenderedPrompt, check_secrets, render_options, render_prompt, secret_location
 from ._schema import eval_file_schema
 from ._values import parse_duration
 
@@ -37,6 +37,7 @@ __all__ = [
     "parse_duration",
     "render_options",
     "render_prompt",
+    "secret_location",
     "secret_marker",
     "without_inputs",
 ]

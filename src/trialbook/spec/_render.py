@@ -12,7 +12,7 @@ from ._model import EvalSpec
 from ._placeholders import fill, fill_secrets, secret_marker
 from ._problems import display_path
 
-__all__ = ["MASK", "RenderedPrompt", "check_secrets", "render_options", "render_prompt"]
+__all__ = ["MASK", "RenderedPrompt", "check_secrets", "render_options", "render_prompt", "secret_location"]
 
 
 @dataclass(frozen=True)
@@ -41,13 +41,14 @@ def check_secrets(spec: EvalSpec, environ: Mapping[str, str]) -> list[str]:
     for name in spec.secrets:
         if not environ.get(name):
             problems.append(
-                f"{_where(spec, name)}: {name} is not set "
+                f"{secret_location(spec, name)}: {name} is not set "
                 f"(export {name} before running, or add it to the CI job's environment)"
             )
     return problems
 
 
-def _where(spec: EvalSpec, name: str) -> str:
+def secret_location(spec: EvalSpec, name: str) -> str:
+    """``file:line: secrets``, where ``spec`` declares the secret ``name``: the start of its messages."""
     return f"{display_path(spec.source)}:{spec.line_of('secrets.' + name)}: secrets"
 
 
