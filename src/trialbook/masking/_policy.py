@@ -5,12 +5,16 @@ Lengths are counted without the whitespace around the value.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
+
+from ..errors import ConfigError
 
 __all__ = [
     "SHORT_SECRET",
     "WEAK_SECRET",
     "ShortSecretWarning",
+    "enforce_lengths",
     "length_problem",
     "length_report",
     "length_warning",
@@ -74,3 +78,17 @@ def length_report(named: Iterable[tuple[str, str]]) -> tuple[list[str], list[str
         if warning is not None:
             warnings.setdefault(name, warning)
     return list(problems.values()), [text for name, text in warnings.items() if name not in problems]
+
+
+def enforce_lengths(named: Iterable[tuple[str, str]], *, stacklevel: int = 2) -> None:
+    """Refuse named credentials too short to mask; warn about weak ones (:func:`length_report`).
+
+    Raises:
+        ConfigError: one line per value of 1 to 3 characters, naming it. Values of 4 to 7 characters
+            give a :class:`ShortSecretWarning` each, attributed ``stacklevel`` frames up from the caller.
+    """
+    problems, weak = length_report(named)
+    if problems:
+        raise ConfigError(problems)
+    for warning in weak:
+        warnings.warn(warning, ShortSecretWarning, stacklevel=stacklevel + 1)

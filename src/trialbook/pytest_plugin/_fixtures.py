@@ -9,7 +9,6 @@ that instruction, and nothing else changes.
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -82,15 +81,18 @@ def _check_credentials(spec: AgentSpec, env: Mapping[str, str] | None) -> None:
 
     ``trialbook eval`` treats declared secrets so; here the options and ``env`` are all there is.
     """
-    from ..masking import ShortSecretWarning, credential_items, length_report
+    from ..errors import ConfigError
+    from ..masking import credential_items, enforce_lengths
 
     named = [(f"{spec.name} option {where}", value) for where, value in credential_items(dict(spec.options))]
     named += [(f"{spec.name} {where}", value) for where, value in credential_items(dict(env or {}), "env")]
-    problems, weak = length_report((name, value) for name, value in named if value)
-    if problems:
-        pytest.fail("agent_eval: " + "\n".join(problems), pytrace=False)
-    for warning in weak:
-        warnings.warn(warning, ShortSecretWarning, stacklevel=3)
+    refused: ConfigError | None = None
+    try:
+        enforce_lengths(((name, value) for name, value in named if value), stacklevel=3)
+    except ConfigError as exc:  # failed outside the handler: the test's report shows no chained traceback
+        refused = exc
+    if refused is not None:
+        pytest.fail(f"agent_eval: {refused}", pytrace=False)
 
 
 @_async_fixture

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import os
 import tempfile
-import warnings
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
 from ..._owner import temp_prefix
-from ...errors import ConfigError
 from ...evidence import CopilotResult
-from ...masking import ShortSecretWarning, length_report
+from ...masking import enforce_lengths
 from .._protocol import AgentSpec, AgentTask, Availability
 from ._config import CopilotEval, eval_from_spec
 from ._masked import credential_items, known_credentials
@@ -166,11 +164,7 @@ class CopilotAgent:
         """Refuse credentials too short to mask and warn about weak ones, naming the setting."""
         given = {RUNNER_TOKEN: self._environ.get(RUNNER_TOKEN, ""), **env}
         named = ((f"CopilotEval {where}", value) for where, value in credential_items(self.config, given))
-        problems, weak = length_report(named)
-        if problems:
-            raise ConfigError(problems)
-        for warning in weak:
-            warnings.warn(warning, ShortSecretWarning, stacklevel=3)
+        enforce_lengths(named, stacklevel=3)
 
     async def aclose(self) -> None:
         """Stop every CLI server this adapter started (a shared pool is left to its owner)."""
