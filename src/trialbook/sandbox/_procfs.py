@@ -231,9 +231,10 @@ def mid_exec(pid: int) -> bool:
         return False
     if len(fields) > _ENV_END:
         try:
-            return int(fields[_ENV_END]) < int(fields[_ENV_END - 1]) or int(fields[_ENV_END]) == 0
+            env_start, env_end = int(fields[_ENV_END - 1]), int(fields[_ENV_END])
         except ValueError:
             return False
+        return env_end == 0 or env_end < env_start
     # Kernels before 3.5 show no bounds: only a process that has just started is still settling.
     started = _started(fields)
     now = boot_ticks()
