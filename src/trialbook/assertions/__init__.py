@@ -12,6 +12,7 @@ from ._custom import AssertThat, CheckFunction, assert_that
 from ._files import FileContains, FileExists, file_contains, file_exists
 from ._inputs import Loaded, SkillUsed, loaded, skill_used
 from ._pattern import Pattern, PatternLike
+from ._quick import quick_checks
 from ._trial import Call, CommandOutcome, FinishedTrial
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "file_exists",
     "loaded",
     "not_ran",
+    "quick_checks",
     "ran",
     "ran_in_order",
     "skill_used",

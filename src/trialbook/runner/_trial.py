@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 from ..agents import Agent, AgentTask
-from ..assertions import Assertion, Call
+from ..assertions import Assertion, Call, quick_checks
 from ..evidence import AgentResult, AssertionRecord
 from ..masking import Masker
 from ..sandbox import Sandbox, ShimConfig, create_sandbox
@@ -22,7 +23,14 @@ from ..sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 from ..spec import InstructionFile, SkillFolder
 from ._explain import Explanation
 from ._inputs import place_inputs, skills_folder, with_loading
-from ._verdicts import Checked, Recorded, check_trial, record_trial, unused_shim_note, unused_shims
+from ._verdicts import (
+    Checked,
+    Recorded,
+    check_trial,
+    record_trial,
+    unused_shim_note,
+    unused_shims,
+)
 
 __all__ = [
     "NotStarted",
@@ -211,7 +219,10 @@ async def run_trial(
     scope = supervisor().open_trial()
     capture = OutputCapture(request.output_limit, masker)
     try:
-        sandbox, cancelled = await settle(functools.partial(_open_sandbox, request))
+        if request.template is None:  # a handful of folders: made here, without a thread hand-off
+            sandbox, cancelled = _open_sandbox(request), False
+        else:
+            sandbox, cancelled = await settle(functools.partial(_open_sandbox, request))
     except BaseException:
         scope.close()
         raise
@@ -231,9 +242,7 @@ async def run_trial(
             started = time.monotonic()
         try:
             result = await _agent_run(request, agent, masker, sandbox, capture)
-            checked = await asyncio.to_thread(
-                check_trial, request, agent, masker, scope, sandbox, result, capture
-            )
+            checked = await _check(request, agent, masker, scope, sandbox, result, capture)
         finally:
             if slot is not None:
                 slot.leave(result)
@@ -241,9 +250,15 @@ async def run_trial(
         write = (
             None if checked is None else functools.partial(record_trial, request, checked, masker, capture)
         )
-        (closed, recorded), cancelled = await settle(
-            functools.partial(_finish, scope, sandbox, request.keep_sandbox, remover, write)
-        )
+        cancelled = await _yield_once()  # the trial that took the freed slot starts first
+        here = _finish_here(scope, sandbox, request.keep_sandbox, remover, write, request.folder)
+        if here is None:
+            (closed, recorded), late = await settle(
+                functools.partial(_finish, scope, sandbox, request.keep_sandbox, remover, write)
+            )
+            cancelled = cancelled or late
+        else:
+            closed, recorded = here
         kept = closed if request.keep_sandbox else None
     if cancelled:
         raise asyncio.CancelledError
@@ -266,6 +281,92 @@ async def run_trial(
         sandbox_copy=sandbox.copy,
         output_truncated=recorded.truncated,
     )
+
+
+async def _check(
+    request: TrialRequest,
+    agent: Agent,
+    masker: Masker,
+    scope: TrialScope,
+    sandbox: Sandbox,
+    result: AgentResult,
+    capture: OutputCapture,
+) -> Checked:
+    """Sweep what the agent left running, then check: on the event loop when neither step can block.
+
+    Looking for left-over processes takes one pass over the processes started since the trial began;
+    killing them waits for them to die, so that happens in a worker thread, as do checks that run
+    commands or user code and the comparison against a template (a walk over every file).
+    """
+    # What the agent left running (in its own session, double-forked) must not change the files the
+    # checks read; commands the checks start carry the marker and end with the trial.
+    if not scope.quiet():
+        await asyncio.to_thread(scope.sweep)
+    if request.template is None and quick_checks(request.assertions):
+        return check_trial(request, agent, masker, sandbox, result, capture)
+    return await asyncio.to_thread(check_trial, request, agent, masker, sandbox, result, capture)
+
+
+async def _yield_once() -> bool:
+    """Let the tasks that are ready run first; ``True`` if a cancellation arrived meanwhile."""
+    try:
+        await asyncio.sleep(0)
+    except asyncio.CancelledError:
+        return True
+    return False
+
+
+def _finish_here(
+    scope: TrialScope,
+    sandbox: Sandbox,
+    keep: bool,
+    remover: SandboxRemover | None,
+    write: Callable[[], Recorded] | None,
+    folder: Path,
+) -> tuple[Path | None, Recorded | None] | None:
+    """:func:`_finish` on the event loop, when nothing in it can block; ``None`` (nothing done) if it could.
+
+    It can when a process of the trial is still alive (killing it waits for it to die), when the
+    sandbox must be removed here (no remover, or the remover's queue is full: removal waits for the
+    disk) or when the results are large (masking and writing them takes a while).
+    """
+    if remover is None and not keep:
+        return None
+    if write is not None and not _small_folder(folder, _INLINE_WRITE_BYTES):
+        return None
+    if not scope.close_if_quiet():
+        return None
+    if keep:
+        closed = sandbox.close(keep=True)
+    else:
+        assert remover is not None
+        if not remover.try_remove(sandbox):
+            return None  # the scope is closed already: _finish closes it again at no cost
+        closed = None
+    return closed, (write() if write is not None else None)
+
+
+_INLINE_WRITE_BYTES = 1 << 20
+"""Up to this much in a trial's folder (what adapters wrote, to be masked again) is written on the loop."""
+
+
+def _small_folder(folder: Path, limit: int) -> bool:
+    """Whether the files under ``folder`` (not following links) add up to at most ``limit`` bytes."""
+    total = 0
+    pending = [str(folder)]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    elif entry.is_file(follow_symlinks=False):
+                        total += entry.stat(follow_symlinks=False).st_size
+                        if total > limit:
+                            return False
+        except OSError:
+            return False  # the thread's path reports it
+    return True
 
 
 def _finish(

@@ -17,7 +17,6 @@ from ..masking import Masker, masked_call, masked_record, masked_result
 from ..sandbox import Sandbox, ShimConfig
 from ..sandbox._capture import OutputCapture
 from ..sandbox._changes import CHANGES_FILE, record_changes
-from ..sandbox.supervisor import TrialScope
 from ..verdict import trial_passed
 from ._explain import Explanation, explain_trial
 from ._inputs import placed_roots, placed_sources, skills_folder
@@ -75,15 +74,15 @@ def check_trial(
     request: TrialRequest,
     agent: Agent,
     masker: Masker,
-    scope: TrialScope,
     sandbox: Sandbox,
     result: AgentResult,
     capture: OutputCapture,
 ) -> Checked:
-    """Sweep what the agent left running, snapshot its calls and changes, then run the checks."""
-    # What the agent left running (in its own session, double-forked) must not change the files the
-    # checks read; commands the checks start carry the marker and end with the trial.
-    scope.sweep()
+    """Snapshot the agent's calls and changes, then run the checks; the caller has swept already.
+
+    Nothing the agent left running may change the files the checks read, so the trial's processes are
+    swept first (see ``_trial._check``); commands the checks start carry the marker and end with it.
+    """
     # Snapshot the log now: commands that checks run later go through the shims too, but they are
     # not the agent's calls.
     agent_calls = sandbox.call_log.read_bytes() if sandbox.call_log.exists() else b""

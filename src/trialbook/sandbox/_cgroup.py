@@ -93,6 +93,11 @@ class CgroupRoot:
         return ["/bin/sh", "-c", _JOIN, str(group), *argv]
 
     @staticmethod
+    def empty(group: Path) -> bool:
+        """Whether ``group`` has no member now (one read, no waiting)."""
+        return not _members(group)
+
+    @staticmethod
     def kill(group: Path, wait_s: float = 2.0, *, remove: bool = True) -> set[int]:
         """Kill every member of ``group``, wait until it is empty, and (with ``remove``) remove it.
 

@@ -143,12 +143,18 @@ class Swept:
 
 
 def kill_until_clean(
-    start: Cursor | None, since: int | None, criteria: Callable[[Cursor | None], Criteria]
+    start: Cursor | None,
+    since: int | None,
+    criteria: Callable[[Cursor | None], Criteria],
+    *,
+    probe: bool = False,
 ) -> Swept:
     """SIGKILL the trials' processes until a full pass finds none of them alive.
 
     Killing repeats because a dying process's children are re-parented and a forking one makes new ones;
-    between passes it waits for the killed ones to exit, so a pass never sees them dying.
+    between passes it waits for the killed ones to exit, so a pass never sees them dying. With ``probe``
+    it makes one pass and never waits: if that pass finds a process to kill (or one it cannot tell
+    yet), nothing is killed and ``clean`` stays ``None``, for the caller to sweep where it may wait.
     """
     me = os.getpid()
     swept = Swept(set(), set(), None)
@@ -157,12 +163,16 @@ def kill_until_clean(
         found = doomed(entries, criteria(now))
         alive = {e.pid for e in entries if e.pid in found and e.state != "Z"}
         swept.ours.update(e.pid for e in entries if e.pid in found and e.ppid == me)
+        if probe and alive:
+            return swept
         if not alive:
             settling = (
                 e for e in entries if e.pid not in found and e.state != "Z" and 2 not in (e.pid, e.ppid)
             )
             if any(e.ppid != 0 and mid_exec(e.pid) for e in settling):
                 # Its environment is not readable yet, so its marker cannot be told: look again.
+                if probe:
+                    return swept
                 time.sleep(0.001)
                 continue
             swept.clean = now

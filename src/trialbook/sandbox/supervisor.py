@@ -132,16 +132,42 @@ class TrialScope:
         self._owner.sweep(self)
         return self.killed - before
 
+    def quiet(self) -> bool:
+        """Whether nothing of the trial is alive, found in one pass that kills nothing and never blocks.
+
+        A quiet pass counts as a sweep (later ones look only at processes started since). The runner
+        looks on its event loop and sweeps in a worker thread only when this is ``False``: killing
+        waits for the dying.
+        """
+        if self._closed:
+            return True
+        if self.group is not None and not CgroupRoot.empty(self.group):
+            return False
+        return self._owner.look(self)
+
     def close(self) -> int:
         """Kill and reap every process of the trial, then end the scope; returns how many were alive."""
         if self._closed:
             return 0
+        return self._close(sweep=True)
+
+    def close_if_quiet(self) -> bool:
+        """End the scope if :meth:`quiet`, without blocking; ``False`` (still open) if something is alive."""
+        if self._closed:
+            return True
+        if not self.quiet():
+            return False
+        self._close(sweep=False)  # nothing of the trial is alive to start anything since the look
+        return True
+
+    def _close(self, *, sweep: bool) -> int:
         self._closed = True
         before = self.killed
         try:
             if self.group is not None:
                 self.credit(CgroupRoot.kill(self.group))
-            self._owner.sweep(self)
+            if sweep:
+                self._owner.sweep(self)
         finally:
             # Always: a scope left open would keep trialbook a subreaper for the rest of its life.
             self._owner.release(self)
@@ -241,6 +267,16 @@ class Supervisor:
             leaders = set(scope.leaders)
         self._kill({scope.marker}, leaders, advance=scope)
 
+    def look(self, scope: TrialScope) -> bool:
+        """One pass of the trial's sweep that kills nothing and never blocks: ``True`` if none was alive.
+
+        ``False`` when it found one of the trial's processes alive, or one whose marker it could not
+        read yet, or where there is no ``/proc`` to look in.
+        """
+        with self._lock:
+            leaders = set(scope.leaders)
+        return self._kill({scope.marker}, leaders, advance=scope, probe=True) is not None
+
     def kill(self, markers: set[str], roots: set[int], *, since: int | None = None) -> int:
         """SIGKILL, until none is left, every process of the trials ``markers`` name (see :mod:`._sweep`).
 
@@ -250,7 +286,9 @@ class Supervisor:
         with what their scopes know (sessions, where their last sweep ended); others (a killed run's)
         through every process started since ``since`` (boot ticks; ``None``: every process).
         """
-        return self._kill(markers, roots, since=since)
+        killed = self._kill(markers, roots, since=since)
+        assert killed is not None  # only a probe finds without killing
+        return killed
 
     def _kill(
         self,
@@ -259,8 +297,11 @@ class Supervisor:
         *,
         since: int | None = None,
         advance: TrialScope | None = None,
-    ) -> int:
+        probe: bool = False,
+    ) -> int | None:
         if not has_procfs():
+            if probe:
+                return None  # no way to look without killing: the group kill below is the sweep
             for pid in roots:
                 with contextlib.suppress(OSError):
                     os.killpg(pid, signal.SIGKILL)
@@ -282,7 +323,9 @@ class Supervisor:
             theirs = {pid for scope, ids in others if scope.trusts_sessions(now) for pid in ids}
             return Criteria(TRIAL_MARKER, markers, roots, mine, theirs, held)
 
-        swept = kill_until_clean(start, since, criteria)
+        swept = kill_until_clean(start, since, criteria, probe=probe)
+        if probe and swept.clean is None:
+            return None
         if advance is not None and swept.clean is not None:
             advance.swept = swept.clean
         with self._lock:

@@ -1,0 +1,111 @@
+"""A trial's checks and writes run on the event loop only when nothing in them can block.
+
+Each way off the loop (a process of the trial still alive, a check that runs a command, a template,
+a large results folder) is taken where it must be, and the trial's evidence is the same either way.
+Real runs of ``trialbook.run`` with a script agent; the thread hand-offs are counted, not mocked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import trialbook.runner._trial as trial_module
+from trialbook.runner import RunOptions, RunReport, run
+
+
+def _run(folder: Path, script: str, checks: str, *, template: Path | None = None) -> RunReport:
+    evals = folder / "evals"
+    evals.mkdir(parents=True, exist_ok=True)
+    sandbox = f"sandbox: {{template: {template}}}\n" if template else ""
+    (evals / "e.eval.yaml").write_text(
+        f"prompt_text: hi\nagents: [{{name: s, script: {json.dumps(script)}}}]\ntrials: 2\n"
+        f"negative_control: false\n{sandbox}assert:\n{checks}"
+    )
+    options = RunOptions(
+        paths=(evals,),
+        runs_dir=folder / "runs",
+        record_history=False,
+        force=True,
+        unsafe_local=True,
+        concurrency=2,
+        environ={**os.environ, "CI": "true"},
+    )
+    return run(options)
+
+
+@pytest.fixture
+def handed_off(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How often each step went to a worker thread, by the name of the function handed off."""
+    counts: dict[str, int] = {}
+    real = asyncio.to_thread
+
+    async def counting(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        name = getattr(getattr(function, "func", function), "__name__", "?")
+        counts[name] = counts.get(name, 0) + 1
+        return await real(function, *args, **kwargs)
+
+    monkeypatch.setattr(asyncio, "to_thread", counting)
+    return counts
+
+
+FILE_CHECK = "  - file_contains: {path: out.txt, pattern: ok}\n"
+
+
+def _trials(report: RunReport) -> list[Any]:
+    return [outcome for result in report.results for outcome in result.outcomes]
+
+
+def test_a_quiet_trial_with_file_checks_hands_nothing_off(tmp_path: Path, handed_off: dict[str, int]) -> None:
+    report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK)
+    assert [t.passed for t in _trials(report)] == [True, True]
+    handed_off.pop("close", None)  # the run's wait for the last sandbox removals, once per run
+    assert handed_off == {}
+
+
+def test_a_stray_is_swept_in_a_thread_and_gone_before_the_check(
+    tmp_path: Path, handed_off: dict[str, int]
+) -> None:
+    # The stray rewrites out.txt until it is killed; the check must see the agent's last word.
+    loop = "sleep 0.3; while :; do echo stray > out.txt; sleep 0.01; done"
+    script = f"echo ok > out.txt; setsid -f sh -c '{loop}' >/dev/null 2>&1"
+    report = _run(tmp_path, script, FILE_CHECK)
+    trials = _trials(report)
+    assert [t.stray_processes_killed >= 1 for t in trials] == [True, True]
+    assert handed_off.get("sweep") == 2
+    assert [t.passed for t in trials] == [True, True]
+
+
+def test_a_command_check_runs_in_a_thread(tmp_path: Path, handed_off: dict[str, int]) -> None:
+    report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK + "  - succeeds: grep -q ok out.txt\n")
+    assert [t.passed for t in _trials(report)] == [True, True]
+    assert handed_off.get("check_trial") == 2
+
+
+def test_a_template_is_copied_and_compared_in_threads(tmp_path: Path, handed_off: dict[str, int]) -> None:
+    template = tmp_path / "template"
+    template.mkdir()
+    (template / "README").write_text("hello\n")
+    report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK, template=template)
+    assert [t.passed for t in _trials(report)] == [True, True]
+    assert handed_off.get("_open_sandbox") == 2
+    assert handed_off.get("check_trial") == 2
+
+
+def test_a_large_results_folder_is_written_in_a_thread(
+    tmp_path: Path, handed_off: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(trial_module, "_INLINE_WRITE_BYTES", 1000)
+    report = _run(tmp_path, "head -c 5000 /dev/zero | tr '\\0' x; echo ok > out.txt", FILE_CHECK)
+    trials = _trials(report)
+    assert [t.passed for t in trials] == [True, True]
+    assert handed_off.get("_finish") == 2
+    runs = list((tmp_path / "runs").iterdir())
+    logs = sorted(runs[0].rglob("script.log"))
+    assert len(logs) == 2 and all(log.stat().st_size > 5000 for log in logs)
