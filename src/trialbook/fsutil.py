@@ -5,7 +5,8 @@ Every write goes to a temp file in the same folder and is renamed over its targe
 power loss, except inside a folder registered with :func:`sync_later`: a run's staging folder, whose
 hundreds of per-trial files are made durable together by one :func:`sync_folder` just before the
 folder is renamed into place. Until then the folder is a ``.partial`` that nobody reads and a later run
-sweeps; a per-file fsync there bought nothing but a journal commit per file.
+sweeps; a per-file fsync there bought nothing but a journal commit per file, and a new file there is
+written in place (:func:`write_staged`): a temp file and a rename per file bought nothing either.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = [
     "sync_directory",
     "sync_folder",
     "sync_later",
+    "write_staged",
 ]
 
 _LATER: set[str] = set()
@@ -92,8 +94,43 @@ def sync_folder(folder: Path) -> None:
         sync_directory(Path(root))
 
 
+def write_staged(path: Path, data: bytes) -> bool:
+    """Write a new file inside a :func:`sync_later` folder directly, with no temp file and no rename.
+
+    Nobody reads such a folder before it is published whole (see the module docstring), so the temp
+    file and the rename buy nothing there: the file is created (never replacing one), written and
+    closed, and removed again if writing fails. ``False``, with nothing done, when ``path`` is outside
+    such a folder or exists already: the caller writes it the atomic way.
+    """
+    if needs_sync(path):
+        return False
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    except FileExistsError:
+        return False
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
+    os.close(fd)
+    return True
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temp file in the same folder, fsync, then rename over it."""
+    """Write ``data`` to ``path`` through a temp file in the same folder, fsync, then rename over it.
+
+    A new file inside a run's staging folder is written directly instead (see :func:`write_staged`).
+    """
+    if write_staged(path, data):
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     sync = needs_sync(path)
     # The owner tag lets a later run tell an abandoned temp file (its process killed) from one in use.

@@ -1,20 +1,23 @@
 """A run's files are synced once, as a whole, before the run folder is renamed into place.
 
-Each trial's files are still written atomically (temp file, rename), so a reader or a ``kill -9`` never
-sees part of one; what changes is that the fsyncs (one journal commit each) are not paid per file: the
-staging folder is flushed with one ``syncfs`` when the run is committed. Files outside a staging folder
-keep their own fsync.
+Nobody reads a staging folder before it is published whole, so inside it neither the fsyncs (one journal
+commit each) nor the temp file and rename are paid per file: a new file is written in place, a file
+written again is replaced atomically, and the folder is flushed with one ``syncfs`` when the run is
+committed. Files outside a staging folder keep their temp file, rename and fsync.
 """
 
 from __future__ import annotations
 
+import errno
+import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from trialbook import fsutil
-from trialbook.evidence import load_suite, publish_json
+from trialbook.evidence import EvidenceWriteError, load_suite, publish_json
 from trialbook.runner import RunOptions, run
 
 EVAL = (
@@ -121,3 +124,65 @@ def test_sync_folder_without_syncfs_fsyncs_every_file_and_folder(
     calls = _count_fsyncs(monkeypatch)
     fsutil.sync_folder(tmp_path)
     assert len(calls) == 5  # two files, three folders
+
+
+@pytest.fixture
+def staged(tmp_path: Path) -> Iterator[Path]:
+    folder = tmp_path / "staged"
+    folder.mkdir()
+    fsutil.sync_later(folder)
+    yield folder
+    fsutil.sync_later(folder, False)
+
+
+def test_a_new_file_in_a_staging_folder_is_written_in_place(
+    staged: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    renames: list[str] = []
+    real_replace = os.replace
+
+    def recording(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        renames.append(os.fspath(dst))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", recording)
+    publish_json(staged / "a.json", {"x": 1})
+    fsutil.atomic_write_text(staged / "sub" / "b.txt", "b")
+    assert renames == []
+    assert json.loads((staged / "a.json").read_text()) == {"x": 1}
+    assert (staged / "sub" / "b.txt").read_text() == "b"
+    # Written again: replaced whole through a temp file, never truncated in place.
+    publish_json(staged / "a.json", {"x": 2})
+    fsutil.atomic_write_text(staged / "sub" / "b.txt", "c")
+    assert renames == [str(staged / "a.json"), str(staged / "sub" / "b.txt")]
+    assert json.loads((staged / "a.json").read_text()) == {"x": 2}
+    assert sorted(p.name for p in staged.rglob("*")) == ["a.json", "b.txt", "sub"]
+
+
+def test_a_write_that_fails_half_way_in_a_staging_folder_leaves_no_file(
+    staged: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk after the first bytes: the half-written file is removed, not left to be published."""
+    real_write = os.write
+    calls = 0
+
+    def filling(fd: int, data: bytes | memoryview) -> int:
+        nonlocal calls
+        calls += 1
+        if calls > 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, bytes(data)[:10])
+
+    monkeypatch.setattr(os, "write", filling)
+    with pytest.raises(EvidenceWriteError, match="No space left"):
+        publish_json(staged / "a.json", {"x": "y" * 100})
+    with pytest.raises(OSError, match="No space left"):
+        fsutil.atomic_write_bytes(staged / "b.bin", b"z" * 100)
+    monkeypatch.undo()
+    assert list(staged.iterdir()) == []
+
+
+def test_a_value_that_is_not_json_leaves_no_file_in_a_staging_folder(staged: Path) -> None:
+    with pytest.raises(EvidenceWriteError, match="could not save"):
+        publish_json(staged / "a.json", {"x": float("nan")})
+    assert list(staged.iterdir()) == []

@@ -15,7 +15,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from ..fsutil import needs_sync
+from ..fsutil import needs_sync, write_staged
 from ._codec import suite_from_json, suite_to_json
 from ._errors import EvidenceError, EvidenceSchemaError, EvidenceWriteError
 from ._json import JsonObject
@@ -46,6 +46,18 @@ def publish_json(path: StrPath, data: JsonObject) -> None:
     """
     target = Path(path)
     directory = target.parent
+    try:
+        text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    except (ValueError, TypeError) as exc:
+        raise EvidenceWriteError(
+            f"could not save {target}: {exc}; the previous file there, if any, is unchanged"
+        ) from exc
+    encoded = text.encode("utf-8")
+    try:
+        if write_staged(target, encoded):  # a new file in a run's staging folder (see trialbook.fsutil)
+            return
+    except OSError as exc:
+        raise EvidenceWriteError(f"could not save {target}: {exc.strerror or exc}") from exc
     sync = needs_sync(target)  # a run's staging folder is synced once, as a whole (see trialbook.fsutil)
     temp = directory / f".{target.name}.{secrets.token_hex(6)}.tmp"
     try:
@@ -53,9 +65,8 @@ def publish_json(path: StrPath, data: JsonObject) -> None:
     except OSError as exc:
         raise EvidenceWriteError(f"could not save {target}: {exc.strerror or exc}") from exc
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            json.dump(data, handle, ensure_ascii=False, indent=2, allow_nan=False)
-            handle.write("\n")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(encoded)
             handle.flush()
             if sync:
                 os.fsync(handle.fileno())
