@@ -8,7 +8,6 @@ from pathlib import Path
 from ..errors import ConfigError
 from ._context import Context
 from ._discover import Found, discover, duplicate_ids
-from ._imports import EvalImportError, import_eval_file, search_dirs
 from ._model import EvalSpec
 from ._nodes import from_python, from_yaml
 from ._problems import Problems
@@ -59,6 +58,9 @@ def _context(entry: Found, problems: Problems, known_agents: Collection[str]) ->
 
 
 def _load_python(entry: Found, problems: Problems, known_agents: Collection[str]) -> list[EvalSpec]:
+    # Imported here: importing the user's modules is only for Python eval files, not every run.
+    from ._imports import EvalImportError, import_eval_file, search_dirs
+
     try:
         with loading(entry.path):
             module = import_eval_file(entry.path, search_dirs(entry.path, entry.root))

@@ -1,4 +1,8 @@
-"""Reading the ``assert:`` list: one check per item, written as ``- kind: argument``."""
+"""Reading the ``assert:`` list: one check per item, written as ``- kind: argument``.
+
+Each reader imports its kind's module when it runs: a run reads only the kinds its evals use, and
+defining the other kinds' classes would cost every start of ``trialbook eval``.
+"""
 
 from __future__ import annotations
 
@@ -6,23 +10,10 @@ import re
 from collections.abc import Callable
 from typing import cast
 
-from ..assertions import (
-    Assertion,
-    Pattern,
-    assert_that,
-    file_contains,
-    file_exists,
-    loaded,
-    not_ran,
-    ran,
-    ran_in_order,
-    skill_used,
-    succeeds,
-)
-from ..assertions._custom import CheckFunction
+from ..assertions._base import Assertion
+from ..assertions._pattern import Pattern
 from ._context import Context
 from ._fields import ASSERTION_KINDS
-from ._imports import resolve_check, search_dirs
 from ._nodes import Node
 from ._values import join
 
@@ -48,16 +39,22 @@ def _pattern(node: Node, field: str, ctx: Context) -> Pattern | None:
 
 
 def _ran(node: Node, field: str, ctx: Context) -> Assertion | None:
+    from ..assertions._calls import ran
+
     pattern = _pattern(node, field, ctx)
     return None if pattern is None else ran(pattern)
 
 
 def _not_ran(node: Node, field: str, ctx: Context) -> Assertion | None:
+    from ..assertions._calls import not_ran
+
     pattern = _pattern(node, field, ctx)
     return None if pattern is None else not_ran(pattern)
 
 
 def _ran_in_order(node: Node, field: str, ctx: Context) -> Assertion | None:
+    from ..assertions._calls import ran_in_order
+
     items = ctx.read.sequence(node, field, _EXAMPLES["ran_in_order"])
     if items is None:
         return None
@@ -85,16 +82,22 @@ def _path(
 
 
 def _file_exists(node: Node, field: str, ctx: Context) -> Assertion | None:
+    from ..assertions._files import file_exists
+
     return _path(node, field, ctx, _EXAMPLES["file_exists"], file_exists)
 
 
 def _loaded(node: Node, field: str, ctx: Context) -> Assertion | None:
     # Whether the name is declared is checked once the eval's instructions and skills are read.
+    from ..assertions._inputs import loaded
+
     name = ctx.read.string(node, field, _EXAMPLES["loaded"])
     return None if name is None else loaded(name)
 
 
 def _skill_used(node: Node, field: str, ctx: Context) -> Assertion | None:
+    from ..assertions._inputs import skill_used
+
     name = ctx.read.string(node, field, _EXAMPLES["skill_used"])
     return None if name is None else skill_used(name)
 
@@ -120,6 +123,8 @@ def _all_of(
 
 
 def _file_contains(node: Node, field: str, ctx: Context) -> Assertion | None:
+    from ..assertions._files import file_contains
+
     example = _EXAMPLES["file_contains"]
     entries = _all_of(node, field, ctx, example, ("path", "pattern"))
     if entries is None:
@@ -133,6 +138,8 @@ def _file_contains(node: Node, field: str, ctx: Context) -> Assertion | None:
 
 
 def _succeeds(node: Node, field: str, ctx: Context) -> Assertion | None:
+    from ..assertions._commands import succeeds
+
     example = _EXAMPLES["succeeds"]
     if isinstance(node.value, str):
         entries = {"command": node}
@@ -159,6 +166,9 @@ def _succeeds(node: Node, field: str, ctx: Context) -> Assertion | None:
 
 
 def _assert_that(node: Node, field: str, ctx: Context) -> Assertion | None:
+    from ..assertions._custom import CheckFunction, assert_that
+    from ._imports import resolve_check, search_dirs
+
     example = _EXAMPLES["assert_that"]
     entries = _all_of(node, field, ctx, example, ("name", "check"))
     if entries is None:
