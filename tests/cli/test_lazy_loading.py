@@ -2,8 +2,9 @@
 
 A local run of a script agent needs no git library (unless it reads or writes a history branch or
 compares against a base), no XML or HTML rendering (unless asked for JUnit or a report), no installed
-distributions' metadata (unless it names a registered agent), no agent SDK and nothing of pytest. Each
-absence is checked next to a run that does use the module, so the probe is known to see it.
+distributions' metadata (unless it names a registered agent), no agent SDK, nothing of pytest, and no
+check kind, Python eval file machinery or template hashing its evals do not use. Each absence is checked
+next to a run that does use the module, so the probe is known to see it.
 """
 
 from __future__ import annotations
@@ -87,6 +88,16 @@ _NOT_FOR_A_LOCAL_RUN = {
     "trialbook.agents.claude_code": "the Claude Code adapter",
     "trialbook.agents.codex": "the Codex adapter",
     "trialbook.cli._json": "--json",
+    "trialbook.assertions._calls": "ran, not_ran and ran_in_order checks",
+    "trialbook.assertions._commands": "succeeds checks",
+    "trialbook.assertions._custom": "assert_that checks",
+    "trialbook.assertions._inputs": "loaded and skill_used checks",
+    "trialbook.spec._python": "Python eval files",
+    "trialbook.spec._imports": "Python eval files and assert_that",
+    "trialbook.spec._schema": "trialbook schema",
+    "trialbook.select._shards": "--shard",
+    "trialbook.select._tree": "sandbox templates",
+    "trialbook.evidence._copilot": "reading results back",
 }
 
 
@@ -144,6 +155,38 @@ def test_the_probe_sees_what_a_run_asking_for_more_loads(tmp_path: Path) -> None
     # The literal agent writes no out.txt, so its trial fails; it is a registered agent, looked up.
     agents = _eval(work, "with-literal", "--agent", "literal", passed="0/1")
     assert "importlib.metadata" in agents
+
+
+def test_the_probe_sees_what_evals_using_more_load(tmp_path: Path) -> None:
+    # An eval of every other kind of check, with a template, beside a Python eval file, one shard.
+    work, _ = _project(tmp_path)
+    (work / "evals" / "template").mkdir()
+    (work / "evals" / "template" / "README.md").write_text("hello\n")
+    (work / "evals" / "checks.py").write_text("def has_ok(trial):\n    return True\n")
+    (work / "evals" / "more.eval.yaml").write_text(
+        "prompt_text: write ok\n"
+        "agents: [{name: bench, script: 'echo ok > out.txt'}]\n"
+        "sandbox: {template: template/}\n"
+        "assert:\n"
+        "  - not_ran: rm\n"
+        "  - succeeds: test -f out.txt\n"
+        "  - assert_that: {name: has-ok, check: 'checks:has_ok'}\n"
+        "  - skill_used: deploy\n"
+    )
+    (work / "evals" / "py.eval.py").write_text(
+        "from trialbook import define_eval, file_contains\n"
+        "EVAL = define_eval(prompt_text='write ok', assert_=[file_contains('out.txt', 'ok')],\n"
+        "    agents=[{'name': 'bench', 'script': 'echo ok > out.txt'}])\n"
+    )
+    modules = _eval(work, "more", "--shard", "1/1", passed="0/1")  # no skill is used: that check fails
+    wanted = [name for name, why in _NOT_FOR_A_LOCAL_RUN.items() if "check" in why or "eval files" in why]
+    wanted += ["trialbook.select._shards", "trialbook.select._tree"]
+    assert set(wanted) <= set(modules), sorted(set(wanted) - set(modules))
+    done, schema = _loaded_modules("schema", cwd=work)
+    assert done.returncode == 0 and "trialbook.spec._schema" in schema
+    done, report = _loaded_modules("report", str(work / "more"), cwd=work)
+    assert done.returncode == 0, done.stderr
+    assert "trialbook.evidence._copilot" in report
 
 
 def test_every_command_module_is_registered() -> None:

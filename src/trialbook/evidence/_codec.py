@@ -20,7 +20,6 @@ from ._report import SCHEMA_VERSION, SuiteReport, TestReport
 from ._result import AgentResult
 from ._shape import (
     RESULT_TYPE_KEY,
-    RESULT_TYPES,
     derived_members,
     field_members,
     is_json_value,
@@ -30,6 +29,7 @@ from ._shape import (
     json_keys,
     optional_inner,
     result_tag,
+    result_types,
 )
 from ._values import JSON_NAMES, check_configuration, expect_object, json_value, kind, scalar, show
 
@@ -102,7 +102,7 @@ def _encode_record(value: Any, hint: type, where: str) -> JsonObject:
     if is_result(hint):
         tag = result_tag(cls)
         if tag is None or not issubclass(cls, hint):
-            known = ", ".join(c.__name__ for c in RESULT_TYPES.values() if issubclass(c, hint))
+            known = ", ".join(c.__name__ for c in result_types().values() if issubclass(c, hint))
             raise EvidenceSchemaError(where, f"{cls.__name__} cannot be saved here; schema 4.0 knows {known}")
         out[RESULT_TYPE_KEY] = tag
     elif cls is not hint:
@@ -162,9 +162,9 @@ def _record_class(data: dict[str, Any], hint: type, where: str) -> type:
     if RESULT_TYPE_KEY not in data:
         raise EvidenceSchemaError(where, f"missing field '{RESULT_TYPE_KEY}'")
     tag = data[RESULT_TYPE_KEY]
-    cls = RESULT_TYPES.get(tag) if isinstance(tag, str) else None
+    cls = result_types().get(tag) if isinstance(tag, str) else None
     if cls is None or not issubclass(cls, hint):
-        known = " or ".join(show(t) for t, c in RESULT_TYPES.items() if issubclass(c, hint))
+        known = " or ".join(show(t) for t, c in result_types().items() if issubclass(c, hint))
         raise EvidenceSchemaError(at_key(where, RESULT_TYPE_KEY), f"{show(tag)} is not {known}")
     return cls
 

@@ -14,7 +14,6 @@ from ._json import JsonObject, JsonValue
 from ._report import SCHEMA_VERSION, SuiteReport
 from ._shape import (
     RESULT_TYPE_KEY,
-    RESULT_TYPES,
     derived_members,
     field_members,
     is_json_value,
@@ -24,6 +23,7 @@ from ._shape import (
     json_keys,
     optional_inner,
     result_tag,
+    result_types,
 )
 
 __all__ = ["render_schema", "suite_json_schema"]
@@ -70,7 +70,7 @@ def _type_schema(hint: Any, defs: JsonObject) -> JsonObject:
         return dict(_SCALARS[hint])
     if is_record(hint):
         if is_result(hint):
-            choices = [cls for cls in RESULT_TYPES.values() if issubclass(cls, hint)]
+            choices = [cls for cls in result_types().values() if issubclass(cls, hint)]
             for cls in choices:
                 _define(cls, defs)
             refs: list[JsonValue] = [_ref(cls.__name__) for cls in choices]

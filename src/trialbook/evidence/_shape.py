@@ -12,11 +12,9 @@ import typing
 from functools import cache
 from typing import Any, Literal, Union, get_args, get_origin
 
-from ._copilot import CopilotResult
 from ._result import AgentResult
 
 __all__ = [
-    "RESULT_TYPES",
     "RESULT_TYPE_KEY",
     "Member",
     "derived_members",
@@ -28,13 +26,24 @@ __all__ = [
     "json_keys",
     "optional_inner",
     "result_tag",
+    "result_types",
 ]
 
 RESULT_TYPE_KEY = "result_type"
 """The discriminator written into every result object so a subclass loads back as itself."""
 
-RESULT_TYPES: dict[str, type[AgentResult]] = {"agent": AgentResult, "copilot": CopilotResult}
-"""Every result class schema 4.0 knows, by its discriminator value."""
+
+@cache
+def result_types() -> dict[str, type[AgentResult]]:
+    """Every result class schema 4.0 knows, by its discriminator value.
+
+    A function rather than a constant so that writing a plain ``AgentResult`` (every local run) does
+    not define the Copilot result's classes; reading or describing results of every kind does.
+    """
+    from ._copilot import CopilotResult
+
+    return {"agent": AgentResult, "copilot": CopilotResult}
+
 
 Member = tuple[str, Any]
 """A persisted key and the type its value has."""
@@ -101,7 +110,9 @@ def derived_members(cls: type) -> tuple[Member, ...]:
 
 def result_tag(cls: type) -> str | None:
     """The discriminator value of a result class, or ``None`` for a class schema 4.0 does not know."""
-    for tag, known in RESULT_TYPES.items():
+    if cls is AgentResult:
+        return "agent"
+    for tag, known in result_types().items():
         if known is cls:
             return tag
     return None

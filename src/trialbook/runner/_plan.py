@@ -13,7 +13,7 @@ from ..errors import UsageError
 from ..evidence import JsonValue
 from ..hashing import canonical_json, tagged_sha256
 from ..sandbox import TemplateFilter
-from ..select import CACHEABLE_VERDICTS, balanced_shard_of, cache_decision, tree_hash
+from ..select import CACHEABLE_VERDICTS, cache_decision
 from ..spec import (
     EvalSpec,
     RenderedPrompt,
@@ -26,6 +26,8 @@ from ..spec import (
 from ._selection import Selection
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..comparison import Arm
 
 __all__ = [
@@ -190,15 +192,12 @@ def control_entry(entry: PlanEntry, pool: AgentPool) -> PlanEntry:
     once = replace(entry.spec, trials=1, min_trials=None, pass_rate=1.0)
     agent = pool.get(CONTROL_AGENT)
     assert entry.rendered is not None
-    template = once.template
     material: JsonValue = cache_material(
         once,
         CONTROL_AGENT,
         entry.rendered,
         agent_version=agent.version(),
-        template_tree_hash=(
-            tree_hash(template, TemplateFilter.of(once.template_exclude)) if template is not None else None
-        ),
+        template_tree_hash=_template_hash(once.template, once.template_exclude),
     )
     reason = "negative control: the assertions on a sandbox no agent touched"
     return PlanEntry(
@@ -252,6 +251,14 @@ def _selected(
     return entry
 
 
+def _template_hash(template: Path | None, exclude: tuple[str, ...]) -> str | None:
+    if template is None:
+        return None
+    from ..select import tree_hash  # hashing a template's files: only evals that have one
+
+    return tree_hash(template, TemplateFilter.of(exclude))
+
+
 def build_plan(
     specs: Sequence[EvalSpec],
     *,
@@ -302,6 +309,8 @@ def build_plan(
             )
         )
     if shard is not None:
+        from ..select import balanced_shard_of
+
         runnable = [e for e in entries if e.action == "run"]
         # Both arms of a compared pair go to one shard (keyed by the with arm), so it reports the comparison.
         groups = list(dict.fromkeys(with_key(e) for e in runnable))
@@ -327,8 +336,7 @@ def build_plan(
         template = entry.spec.template
         tkey = str((template, entry.spec.template_exclude))
         if tkey not in template_hashes:
-            keep = TemplateFilter.of(entry.spec.template_exclude)
-            template_hashes[tkey] = tree_hash(template, keep) if template is not None else None
+            template_hashes[tkey] = _template_hash(template, entry.spec.template_exclude)
         assert entry.rendered is not None
         material: JsonValue = cache_material(
             entry.spec,

@@ -6,7 +6,6 @@ agent name that neither trialbook nor any eval knows are errors (exit 2) that na
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -19,6 +18,8 @@ __all__ = ["Selection", "check_selection", "closest"]
 
 def closest(wanted: str, choices: Iterable[str], limit: int = 3) -> list[str]:
     """The choices nearest to ``wanted`` (glob characters ignored), or the first few when none is near."""
+    import difflib  # only a selection that matches nothing needs it
+
     pool = sorted(set(choices))
     bare = wanted.strip("*?[]") or wanted
     near = difflib.get_close_matches(bare, pool, n=limit, cutoff=0.3)

@@ -11,7 +11,6 @@ from ._discover import Found, discover, duplicate_ids
 from ._model import EvalSpec
 from ._nodes import from_python, from_yaml
 from ._problems import Problems
-from ._python import collect_definitions, loading
 from ._read import read_eval
 
 __all__ = ["load_eval_file", "load_evals"]
@@ -60,6 +59,7 @@ def _context(entry: Found, problems: Problems, known_agents: Collection[str]) ->
 def _load_python(entry: Found, problems: Problems, known_agents: Collection[str]) -> list[EvalSpec]:
     # Imported here: importing the user's modules is only for Python eval files, not every run.
     from ._imports import EvalImportError, import_eval_file, search_dirs
+    from ._python import collect_definitions, loading
 
     try:
         with loading(entry.path):

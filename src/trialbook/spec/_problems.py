@@ -6,7 +6,6 @@ carry on instead of raising at the first one.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,6 +22,8 @@ def display_path(path: Path | str) -> str:
 
 def suggest(word: str, choices: Iterable[str]) -> str | None:
     """The known word closest to a misspelled one, or ``None`` when nothing is close."""
+    import difflib  # only a file with a mistake needs it
+
     found = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
     return found[0] if found else None
 

@@ -19,7 +19,6 @@ from ._limits import read_limits
 from ._model import DEFAULT_TIMEOUT_S, EvalSpec, ShimSpec
 from ._nodes import Node
 from ._problems import display_path
-from ._python import PYTHON_NAMES
 from ._read_agents import read_agents, read_shims
 from ._read_assertions import read_assertions
 from ._read_inputs import check_loaded_names, read_instructions, read_skills
@@ -253,6 +252,8 @@ def _check_keys(entries: dict[str, Node], ctx: Context) -> None:
     if ctx.source.suffix != ".py":
         ctx.read.only_keys(entries, "", READERS)
         return
+    from ._python import PYTHON_NAMES  # loaded by the Python eval file's define_eval already
+
     spelled = {yaml: python for python, yaml in PYTHON_NAMES.items()}
     for key, node in entries.items():
         if key not in READERS:
