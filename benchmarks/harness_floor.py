@@ -97,6 +97,10 @@ def _eval_file(folder: Path, trials: int, sleep: bool, template: Path | None = N
     return path
 
 
+CLEANUP: dict[str, str] = {}
+"""How the last trialbook run in this process ended its trials' processes (``cgroup``, ``marker``)."""
+
+
 def trialbook(trials: int, concurrency: int, sleep: bool, scratch: Path) -> float:
     """``trialbook.run``'s wall seconds for one eval of ``trials`` trials; every trial must pass."""
     from trialbook.runner import RunOptions, run
@@ -115,12 +119,20 @@ def trialbook(trials: int, concurrency: int, sleep: bool, scratch: Path) -> floa
     outcomes = [outcome for result in report.results for outcome in result.outcomes]
     if len(outcomes) != trials or not all(outcome.passed for outcome in outcomes):
         raise RuntimeError(f"trialbook ran {len(outcomes)} of {trials} trials, not all passed")
+    CLEANUP["mechanism"] = outcomes[0].process_cleanup
     # The results folder stays until ``scratch`` goes, after the CPU time is read: removing what a run
     # wrote is no part of the run (the floor's folders are its sandboxes, which trialbook removes too).
     return wall
 
 
-MODES = {"floor": floor, "trialbook": trialbook}
+MODES = {"floor": floor, "trialbook": trialbook, "no-cgroup": trialbook}
+"""``no-cgroup`` is trialbook with ``TRIALBOOK_CGROUP=off``: the marker sweep alone (see docs/processes.md).
+
+Where trialbook can make cgroups, each command it starts moves itself into its trial's group, and on
+kernels whose cgroup2 mount lacks ``favordynmods`` that move waits for an RCU grace period (about
+10 ms) unless another move happened just before: a 0.5 s agent pays it once per trial, a run of
+trivial ones hardly at all. The mode shows what the cgroup costs and what the rest of the runner does.
+"""
 
 
 def _cpu() -> float:
@@ -128,12 +140,14 @@ def _cpu() -> float:
     return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
 
 
-def measure(mode: str, trials: int, concurrency: int, sleep: bool) -> dict[str, float]:
+def measure(mode: str, trials: int, concurrency: int, sleep: bool) -> dict[str, Any]:
     """In this (child) process: a warm-up trial, a 1-trial run, an N-trial run, CPU time and peak RSS.
 
     CPU is this process's and its children's (user + system): on a shared machine wall time mostly
     measures the neighbours, CPU time what the work itself cost.
     """
+    if mode == "no-cgroup":
+        os.environ["TRIALBOOK_CGROUP"] = "off"
     with tempfile.TemporaryDirectory(prefix="trialbook-floor-") as tmp:
         scratch = Path(tmp)
         run = MODES[mode]
@@ -144,6 +158,7 @@ def measure(mode: str, trials: int, concurrency: int, sleep: bool) -> dict[str, 
         many = run(trials, concurrency, sleep, scratch)
         after = _cpu()
     return {
+        "cleanup": CLEANUP.get("mechanism", "—"),
         "one_s": one,
         "wall_s": many,
         "one_cpu_s": middle - before,
@@ -195,13 +210,16 @@ def _runner_table(args: argparse.Namespace) -> None:
         "| peak RSS MiB |"
     )
     print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    widths = [7, 3, 9, 7, 6, 6, 5, 5, 5]
+    widths = [7, 3, 18, 7, 6, 6, 5, 5, 5]
     for sleep in (False, True):
         levels = args.slow_concurrency if sleep else args.concurrency
         for concurrency in levels:
-            results: dict[str, list[dict[str, float]]] = {mode: [] for mode in MODES}
+            # The marker-only mode for the 0.5 s agent only where it answers the efficiency question
+            # (concurrency 1 would add 100 s a round).
+            modes = [m for m in MODES if m != "no-cgroup" or not sleep or concurrency >= 4]
+            results: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}
             for round_ in range(args.rounds):
-                order = list(MODES) if round_ % 2 == 0 else list(reversed(MODES))
+                order = modes if round_ % 2 == 0 else list(reversed(modes))
                 for mode in order:
                     results[mode].append(
                         _child("run", mode, str(args.trials), str(concurrency), str(int(sleep)))
@@ -214,10 +232,13 @@ def _runner_table(args: argparse.Namespace) -> None:
                 extra = [(r["cpu_s"] - r["one_cpu_s"]) / (args.trials - 1) * 1000 for r in runs]
                 cpu = statistics.median(extra)
                 ideal = math.ceil(args.trials / concurrency) * SLEEP_S
+                cleanup = runs[0]["cleanup"]
+                if mode == "no-cgroup" and cleanup != "marker":
+                    continue  # this machine makes no cgroups: the same as the trialbook row
                 row = [
                     "0.5 s" if sleep else "trivial",
                     str(concurrency),
-                    mode,
+                    mode if mode == "floor" else f"{mode} ({cleanup})" if mode == "trialbook" else mode,
                     f"{wall:.2f}",
                     f"{marginals[mode]:.2f}",
                     f"{cpu:.2f}",
