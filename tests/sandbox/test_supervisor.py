@@ -202,3 +202,17 @@ def test_a_script_in_the_cgroup_keeps_its_lines_arguments_and_output(
     assert lines[1].endswith("/" + cgroup_scope.group.name)
     assert lines[2:] == ["3"]
     assert outcome.returncode == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["no-such-program-trialbook"], ["/no/such/folder/bash", "-c", "true"]],
+    ids=["behind the prologue", "a shell that moves itself"],
+)
+def test_a_missing_program_in_the_cgroup_is_an_os_error_not_an_exit_code(
+    cgroup_scope: TrialScope, tmp_path: Path, argv: list[str]
+) -> None:
+    """Only a command that starts behind the ``sh`` prologue is looked up first; a shell is its own start."""
+    env = {**ENV, TRIAL_MARKER: cgroup_scope.marker}
+    with pytest.raises(FileNotFoundError):
+        asyncio.run(run_process(argv, cwd=tmp_path, env=env, timeout_s=60))

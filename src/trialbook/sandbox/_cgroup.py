@@ -21,7 +21,6 @@ import os
 import select
 import shlex
 import time
-import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -66,7 +65,7 @@ class CgroupRoot:
 
     def new_group(self) -> Path | None:
         """A fresh empty group for one trial, or ``None`` when the kernel refuses it."""
-        group = self.path / f"trial-{uuid.uuid4().hex[:12]}"
+        group = self.path / f"trial-{os.urandom(6).hex()}"
         try:
             group.mkdir()
         except OSError:
@@ -82,7 +81,7 @@ class CgroupRoot:
         where ``BASH_ENV`` would run a file before that statement, or for any other program, a ``sh``
         prologue moves itself and then becomes the command.
         """
-        procs = shlex.quote(str(group / "cgroup.procs"))
+        procs = shlex.quote(f"{group}/cgroup.procs")
         if (
             len(argv) >= 3
             and os.path.basename(argv[0]) in _SHELLS
@@ -147,7 +146,7 @@ class CgroupRoot:
 
 def _members(group: Path) -> set[int]:
     try:
-        raw = read_proc(str(group / "cgroup.procs"))
+        raw = read_proc(f"{group}/cgroup.procs")
     except OSError:
         return set()
     return {int(pid) for pid in raw.split() if pid.isdigit()}

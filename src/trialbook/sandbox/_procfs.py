@@ -51,9 +51,10 @@ class ProcEntry:
     """Start time in clock ticks since boot (:func:`boot_ticks`); ``None`` when not read."""
 
 
+@functools.cache
 def has_procfs() -> bool:
-    """Whether process tables can be read from ``/proc`` (Linux)."""
-    return (_PROC / "self" / "stat").exists()
+    """Whether process tables can be read from ``/proc`` (Linux); once per process, as it cannot change."""
+    return os.path.exists("/proc/self/stat")
 
 
 _BLOCK = 1 << 16

@@ -27,7 +27,6 @@ import shutil
 import signal
 import sys
 import threading
-import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -70,7 +69,7 @@ class TrialScope:
         self.opened = boot_ticks()
         """When the marker was made; no process that started earlier can carry it."""
         # The owner tag first: a later run can tell processes of a killed trialbook run by it.
-        self.marker = f"{owner_tag()}-{uuid.uuid4().hex}"
+        self.marker = f"{owner_tag()}-{os.urandom(16).hex()}"
         self.group = group
         self.mechanism = "cgroup" if group else "marker" if has_procfs() else "process-group"
         self.leaders: set[int] = set()
@@ -214,9 +213,12 @@ class Supervisor:
         scope = self._scopes.get(env.get(TRIAL_MARKER, ""))
         if scope is None or scope.group is None or not argv:
             return list(argv)
-        if shutil.which(argv[0], path=env.get("PATH", os.defpath)) is None:
-            return list(argv)  # started as is, so a missing program is still an OSError, not exit 127
-        return CgroupRoot.join_argv(scope.group, list(argv), env)
+        joined = CgroupRoot.join_argv(scope.group, list(argv), env)
+        # A prologue in front: a missing program would be its exit 127, so such a command is started as
+        # is, and stays an OSError. A shell that moves itself is the program started: nothing to look up.
+        if joined[0] != argv[0] and shutil.which(argv[0], path=env.get("PATH", os.defpath)) is None:
+            return list(argv)
+        return joined
 
     def started(self, pid: int, env: Mapping[str, str]) -> None:
         """Note a command trialbook started in a session of its own (and waits for itself).
