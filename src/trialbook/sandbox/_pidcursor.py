@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ._procfs import ProcEntry, entry, read_proc
 
-__all__ = ["Cursor", "cursor", "span", "young"]
+__all__ = ["Cursor", "cursor", "forks", "span", "young"]
 
 _PROBE_LIMIT = 32
 """Up to this many new pids are read one by one; more, and one listing of ``/proc`` is cheaper."""
@@ -40,7 +40,8 @@ def _pid_max() -> int | None:
         return None
 
 
-def _forks() -> int | None:
+def forks() -> int | None:
+    """How many processes and threads the machine has made since boot; ``None`` where not shown."""
     try:
         stat = read_proc("/proc/stat")
         at = stat.index(b"\nprocesses ") + len(b"\nprocesses ")
@@ -65,11 +66,11 @@ def cursor(*, before: bool = True) -> Cursor | None:
     (the later reading): either way the difference in forks counts every pid handed out in between, so a
     wrap-around is never hidden by the order of the two reads.
     """
-    forks = _forks() if before else None
+    made = forks() if before else None
     load = _loadavg()
     if not before:
-        forks = _forks()
-    if load is None or forks is None:
+        made = forks()
+    if load is None or made is None:
         return None
     tasks, last = load
     limit = _pid_max()
@@ -77,7 +78,7 @@ def cursor(*, before: bool = True) -> Cursor | None:
     # wrap-around cannot hide in pids that are in use.
     if limit is None or 3 * tasks >= limit // 2:
         return None
-    return Cursor(last, forks)
+    return Cursor(last, made)
 
 
 def span(start: Cursor, now: Cursor) -> range | None:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ._pidcursor import Cursor, cursor, span, young
+from ._pidcursor import Cursor, cursor, forks, span, young
 from ._procfs import ProcEntry, marker, mid_exec, processes
 
 __all__ = ["Criteria", "Swept", "doomed", "kill_until_clean", "reap", "table", "wait_exit"]
@@ -140,6 +140,12 @@ class Swept:
     """Of the trials' processes seen, those that are trialbook's children (to reap)."""
     clean: Cursor | None
     """The cursor of the pass that found nobody alive: everything up to it was looked at."""
+    quiet: bool = False
+    """With ``settle``: a pass found nobody alive, and the machine made no process from the start to the end.
+
+    Then that pass saw every process there was, and none of the trials' was alive when it ended. A pass
+    alone cannot tell: a process forked during it (its pid past the cursor the pass read, its dying
+    parent gone before the pass read that) is not in its listing."""
 
 
 def kill_until_clean(
@@ -148,6 +154,7 @@ def kill_until_clean(
     criteria: Callable[[Cursor | None], Criteria],
     *,
     probe: bool = False,
+    settle: bool = False,
 ) -> Swept:
     """SIGKILL the trials' processes until a full pass finds none of them alive.
 
@@ -155,9 +162,11 @@ def kill_until_clean(
     between passes it waits for the killed ones to exit, so a pass never sees them dying. With ``probe``
     it makes one pass and never waits: if that pass finds a process to kill (or one it cannot tell
     yet), nothing is killed and ``clean`` stays ``None``, for the caller to sweep where it may wait.
+    With ``settle`` the machine's fork count is read before and after, for :attr:`Swept.quiet`.
     """
     me = os.getpid()
     swept = Swept(set(), set(), None)
+    made = forks() if settle else None
     for _ in range(_MAX_ROUNDS):
         entries, now, _ = table(start, since)
         found = doomed(entries, criteria(now))
@@ -176,6 +185,7 @@ def kill_until_clean(
                 time.sleep(0.001)
                 continue
             swept.clean = now
+            swept.quiet = made is not None and forks() == made
             break
         for pid in alive:
             with contextlib.suppress(OSError):

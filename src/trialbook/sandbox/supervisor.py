@@ -12,6 +12,17 @@ and reaps what it killed that had become trialbook's child (a marked process sta
 reads only the processes started since the trial's last sweep (:mod:`._pidcursor`), so it costs tens of
 microseconds when nothing is left, not a read of every process on the machine.
 
+Where a trial's end cannot find anything, it does not look (:meth:`Supervisor.settled`): when the
+trial's last look or sweep ended in a pass that found none of its processes alive, during which the
+machine made no new process at all, and the trial has started no command since (and waited for every
+one it started). Then every process of the trial was dead at the end of that pass, a dead process
+forks nothing, and the only other way a process of the trial comes to exist is one trialbook starts
+for it: a command, which :meth:`Supervisor.started` counts, or code of the agent's own running inside
+trialbook (a Python function, the Copilot SDK) starting one by itself. Such code may outlive its run
+(a plain function keeps running past its timeout, in its thread), so this holds only for a trial whose
+agent was a command: one started, before that pass, on the thread that opened the trial, where agents
+that are commands run theirs (an in-process agent starts none there). The cgroup is still read.
+
 Which mechanism ran is :attr:`TrialScope.mechanism`: ``cgroup`` (group plus marker sweep),
 ``marker`` (marker and process-tree sweep through ``/proc``) or ``process-group`` (no ``/proc``, as on
 macOS: only the process group of each started command is killed).
@@ -34,7 +45,7 @@ from .._owner import owner_gone, owner_tag
 from ._cgroup import CgroupRoot, find_cgroup_root
 from ._pidcursor import Cursor, cursor, span
 from ._procfs import boot_ticks, clock_agrees, has_procfs, processes
-from ._sweep import Criteria, kill_until_clean, reap
+from ._sweep import Criteria, Swept, kill_until_clean, reap
 
 __all__ = ["TRIAL_MARKER", "Supervisor", "TrialScope", "supervisor"]
 
@@ -80,6 +91,13 @@ class TrialScope:
         """When each waited-for command's status was collected (boot ticks; ``None``: unknown)."""
         self.swept: Cursor | None = self.origin
         """Up to here every process was looked at by a sweep and none alive is the trial's."""
+        self.commands = 0
+        """How many commands trialbook started for the trial (a pid handed out twice counts twice)."""
+        self.elsewhere = 0
+        """How many of them were started in another thread than the one that opened the trial."""
+        self.settled: int | None = None
+        """``commands`` when the last look or sweep began, if it left nothing of the trial that can live."""
+        self._thread = threading.get_ident()
         self._stray: set[int] = set()
         self._owner = owner
         self._closed = False
@@ -142,7 +160,7 @@ class TrialScope:
             return True
         if self.group is not None and not CgroupRoot.empty(self.group):
             return False
-        return self._owner.look(self)
+        return self._owner.settled(self) or self._owner.look(self)
 
     def close(self) -> int:
         """Kill and reap every process of the trial, then end the scope; returns how many were alive."""
@@ -165,7 +183,7 @@ class TrialScope:
         try:
             if self.group is not None:
                 self.credit(CgroupRoot.kill(self.group))
-            if sweep:
+            if sweep and not self._owner.settled(self):
                 self._owner.sweep(self)
         finally:
             # Always: a scope left open would keep trialbook a subreaper for the rest of its life.
@@ -231,6 +249,8 @@ class Supervisor:
             if scope is not None:
                 scope.leaders.add(pid)
                 scope.sessions.add(pid)
+                scope.commands += 1
+                scope.elsewhere += threading.get_ident() != scope._thread
 
     def waited(self, pid: int) -> None:
         """The command's exit status was collected by whoever started it."""
@@ -265,9 +285,7 @@ class Supervisor:
 
     def sweep(self, scope: TrialScope) -> None:
         """The trial's own sweep: afterwards, later sweeps need look only at processes started since."""
-        with self._lock:
-            leaders = set(scope.leaders)
-        self._kill({scope.marker}, leaders, advance=scope)
+        self._settle(scope, probe=False)
 
     def look(self, scope: TrialScope) -> bool:
         """One pass of the trial's sweep that kills nothing and never blocks: ``True`` if none was alive.
@@ -275,9 +293,24 @@ class Supervisor:
         ``False`` when it found one of the trial's processes alive, or one whose marker it could not
         read yet, or where there is no ``/proc`` to look in.
         """
+        return self._settle(scope, probe=True) is not None
+
+    def settled(self, scope: TrialScope) -> bool:
+        """Whether nothing of the trial can be alive: its last pass settled it, it started nothing since."""
         with self._lock:
-            leaders = set(scope.leaders)
-        return self._kill({scope.marker}, leaders, advance=scope, probe=True) is not None
+            return scope.settled == scope.commands and not scope.leaders
+
+    def _settle(self, scope: TrialScope, *, probe: bool) -> Swept | None:
+        with self._lock:
+            # Together: a command started after this count is past it, one started before is a root.
+            leaders, commands = set(scope.leaders), scope.commands
+            # An agent that is a command: the trial has nothing of its own running inside trialbook.
+            commanded = commands > 0 and scope.elsewhere == 0
+        scope.settled = None
+        swept = self._kill({scope.marker}, leaders, advance=scope, probe=probe)
+        if swept is not None and swept.quiet and commanded:
+            scope.settled = commands
+        return swept
 
     def kill(self, markers: set[str], roots: set[int], *, since: int | None = None) -> int:
         """SIGKILL, until none is left, every process of the trials ``markers`` name (see :mod:`._sweep`).
@@ -288,9 +321,8 @@ class Supervisor:
         with what their scopes know (sessions, where their last sweep ended); others (a killed run's)
         through every process started since ``since`` (boot ticks; ``None``: every process).
         """
-        killed = self._kill(markers, roots, since=since)
-        assert killed is not None  # only a probe finds without killing
-        return killed
+        swept = self._kill(markers, roots, since=since)
+        return len(swept.killed) if swept is not None else 0
 
     def _kill(
         self,
@@ -300,14 +332,15 @@ class Supervisor:
         since: int | None = None,
         advance: TrialScope | None = None,
         probe: bool = False,
-    ) -> int | None:
+    ) -> Swept | None:
+        """The sweep; ``None`` where there is no ``/proc``, or where a probe found something alive."""
         if not has_procfs():
             if probe:
                 return None  # no way to look without killing: the group kill below is the sweep
             for pid in roots:
                 with contextlib.suppress(OSError):
                     os.killpg(pid, signal.SIGKILL)
-            return 0
+            return None
         with self._lock:  # copies: commands of other trials start meanwhile, on the event loop
             scopes = [self._scopes[m] for m in markers if m in self._scopes]
             sessions = [(scope, frozenset(scope.sessions)) for scope in scopes]
@@ -325,7 +358,7 @@ class Supervisor:
             theirs = {pid for scope, ids in others if scope.trusts_sessions(now) for pid in ids}
             return Criteria(TRIAL_MARKER, markers, roots, mine, theirs, held)
 
-        swept = kill_until_clean(start, since, criteria, probe=probe)
+        swept = kill_until_clean(start, since, criteria, probe=probe, settle=advance is not None)
         if probe and swept.clean is None:
             return None
         if advance is not None and swept.clean is not None:
@@ -342,7 +375,7 @@ class Supervisor:
                 scope = self._scopes.get(next(iter(markers)))
             if scope is not None:
                 scope.credit(swept.killed)
-        return len(swept.killed)
+        return swept
 
 
 _SUPERVISOR = Supervisor()

@@ -1,0 +1,229 @@
+"""The end of a trial sweeps again unless nothing of the trial can be left, and that is never assumed wrongly.
+
+A trial is swept after its agent and again when it ends. The second sweep is left out only when the first
+ended with nothing of the trial alive, the machine made no process while it looked, and the trial started
+no command since. Each test here makes one of those untrue in a way a wrong shortcut would miss: a process
+forked while the sweep looked, a command started after it (whose pid is one an earlier command had), and
+a command still running where there is no ``/proc`` to sweep.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.sandbox.procs import read_pids, running, wait_gone
+from trialbook.sandbox import _sweep, run_process
+from trialbook.sandbox import supervisor as supervisor_module
+from trialbook.sandbox._procfs import has_procfs
+from trialbook.sandbox.supervisor import TrialScope, supervisor
+
+pytestmark = pytest.mark.skipif(not has_procfs(), reason="no /proc on this system (documented limit)")
+
+ENV = {"PATH": "/usr/bin:/bin"}
+
+
+@pytest.fixture(params=["cgroup", "marker"])
+def scope(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[TrialScope]:
+    monkeypatch.setenv("TRIALBOOK_CGROUP", "on" if request.param == "cgroup" else "off")
+    opened = supervisor().open_trial()
+    assert opened.mechanism == request.param
+    yield opened
+    opened.close()
+
+
+def _passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the sweeps' passes over the process table."""
+    calls: list[int] = []
+    listing = _sweep.table
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return listing(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_sweep, "table", counted)
+    return calls
+
+
+def _marked_sleeper(scope: TrialScope, pids: Path) -> subprocess.Popen[bytes]:
+    """A marked process in a session of its own that trialbook did not start through ``run_process``."""
+    return subprocess.Popen(
+        ["setsid", "-f", "sh", "-c", f"echo $$ >> {pids}; exec sleep 300"], env=scope.env(ENV)
+    )
+
+
+def _wait_pids(pids: Path) -> list[int]:
+    for _ in range(500):
+        if pids.exists() and pids.read_text().strip():
+            return read_pids(pids)
+        time.sleep(0.01)
+    raise AssertionError("the sleeper never wrote its pid")
+
+
+def _first_pass(scope: TrialScope, first: str) -> None:
+    """The pass after the agent: the look the runner takes on its loop, or the sweep in a thread."""
+    if first == "look":
+        assert scope.quiet()
+    else:
+        assert scope.sweep() == 0
+
+
+@pytest.mark.parametrize("end", ["close", "close_if_quiet"])
+@pytest.mark.parametrize("first", ["look", "sweep"])
+def test_a_trial_settled_by_its_pass_ends_without_another(
+    scope: TrialScope, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str, end: str
+) -> None:
+    outcome = asyncio.run(
+        run_process(["bash", "-c", "echo ok > out.txt"], cwd=tmp_path, env=scope.env(ENV), timeout_s=60)
+    )
+    assert outcome.returncode == 0
+    # A machine that makes processes all the time (other trials, a test suite beside) leaves a pass
+    # unsettled now and then, which is the point of the check; a few tries find a quiet moment.
+    for _ in range(50):
+        _first_pass(scope, first)
+        if scope.settled is not None:
+            break
+    assert scope.settled == scope.commands == 1
+    passes = _passes(monkeypatch)
+    if end == "close":
+        assert scope.close() == 0
+    else:
+        assert scope.close_if_quiet()
+    assert passes == []
+
+
+@pytest.mark.parametrize("first", ["look", "sweep"])
+def test_a_process_forked_while_the_pass_looks_is_killed_when_the_trial_ends(
+    scope: TrialScope, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str
+) -> None:
+    """Its pid is past the cursor the pass read, and its parent is gone before the pass reads that."""
+    # The agent, a command: else no pass settles the trial whatever the machine does.
+    outcome = asyncio.run(run_process(["true"], cwd=tmp_path, env=scope.env(ENV), timeout_s=60))
+    assert outcome.returncode == 0
+    pids = tmp_path / "pids"
+    table = _sweep.table
+    started: list[subprocess.Popen[bytes]] = []
+
+    def forking(*args: object, **kwargs: object) -> object:
+        listed = table(*args, **kwargs)  # type: ignore[arg-type]
+        if not started:  # once: as a trial's process would fork right after the listing was read
+            started.append(_marked_sleeper(scope, pids))
+            started[0].wait()  # ``setsid -f`` returns at once: the parent is gone, the sleeper runs
+        return listed
+
+    monkeypatch.setattr(_sweep, "table", forking)
+    _first_pass(scope, first)  # the pass did not see it
+    (sleeper,) = _wait_pids(pids)
+    assert running(sleeper)
+    assert scope.settled is None  # the machine made a process while the pass looked
+    monkeypatch.setattr(_sweep, "table", table)
+    assert not scope.close_if_quiet()  # the runner's look at the end finds it
+    assert scope.close() == 1
+    assert wait_gone([sleeper]) == []
+    assert scope.killed == 1
+
+
+def test_a_command_whose_pid_an_earlier_one_had_still_counts_as_started(
+    scope: TrialScope, tmp_path: Path
+) -> None:
+    """Pids are handed out again: a set of the commands' pids does not grow, the count of them does."""
+    first = subprocess.Popen(["true"], env=scope.env(ENV), start_new_session=True)
+    owner = supervisor()
+    owner.started(first.pid, scope.env(ENV))
+    first.wait()
+    owner.waited(first.pid)
+    for _ in range(50):
+        scope.sweep()
+        if scope.settled is not None:
+            break
+    assert scope.settled == 1
+    # A later command that left a marked process behind, under the pid the first command had.
+    pids = tmp_path / "pids"
+    second = _marked_sleeper(scope, pids)
+    owner.started(first.pid, scope.env(ENV))
+    second.wait()
+    owner.waited(first.pid)
+    (sleeper,) = _wait_pids(pids)
+    assert scope.commands == 2
+    assert scope.close() == 1
+    assert wait_gone([sleeper]) == []
+
+
+@pytest.mark.parametrize("agent", ["no command", "commands in its own thread"])
+def test_what_an_agent_running_inside_trialbook_starts_after_the_sweep_is_killed_at_the_end(
+    scope: TrialScope, tmp_path: Path, agent: str
+) -> None:
+    """A plain Python function agent past its timeout keeps running in its thread, starting processes.
+
+    Nothing counts what it starts with ``subprocess``: its trial is never taken as settled, whether it
+    started no command through trialbook or ran some on an event loop of its own.
+    """
+    if agent == "commands in its own thread":
+
+        def command() -> None:
+            asyncio.run(run_process(["true"], cwd=tmp_path, env=scope.env(ENV), timeout_s=60))
+
+        thread = threading.Thread(target=command)
+        thread.start()
+        thread.join()
+        assert scope.commands == 1
+    for _ in range(5):
+        assert scope.sweep() == 0
+    assert scope.settled is None
+    pids = tmp_path / "pids"
+    late = threading.Thread(target=lambda: _marked_sleeper(scope, pids).wait())
+    late.start()
+    late.join()
+    (sleeper,) = _wait_pids(pids)
+    assert scope.close() == 1
+    assert wait_gone([sleeper]) == []
+
+
+def test_without_proc_a_command_still_running_at_the_end_is_killed_with_its_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process-group mechanism (macOS): nothing settles a trial, each unreaped command's group ends."""
+    monkeypatch.setattr(supervisor_module, "has_procfs", lambda: False)
+    monkeypatch.setenv("TRIALBOOK_CGROUP", "off")
+    owner = supervisor()
+    scope = owner.open_trial()
+    pids = tmp_path / "pids"
+    started: list[subprocess.Popen[bytes]] = []
+    try:
+        assert scope.mechanism == "process-group"
+        for _ in range(2):  # one before the trial's sweep, one after it, both running at the end
+            started.append(
+                subprocess.Popen(
+                    ["sh", "-c", f"sh -c 'echo $$ >> {pids}; exec sleep 300' & wait"],
+                    env=scope.env(ENV),
+                    start_new_session=True,
+                )
+            )
+            owner.started(started[-1].pid, scope.env(ENV))
+            if len(started) == 1:
+                read = _wait_pids(pids)
+                assert scope.sweep() == 0  # the group is killed; without /proc nothing is counted
+                assert scope.settled is None
+                assert started[0].wait(timeout=10) == -signal.SIGKILL
+                owner.waited(started[0].pid)
+                assert wait_gone(read) == []
+        while len(read_pids(pids)) < 2:
+            time.sleep(0.01)
+        scope.close()
+        assert started[1].wait(timeout=10) == -signal.SIGKILL
+        assert wait_gone(read_pids(pids)) == []
+    finally:
+        scope.close()
+        for process in started:
+            owner.waited(process.pid)
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
