@@ -109,3 +109,26 @@ def test_try_remove_never_waits_for_room_and_queues_nothing_when_full(tmp_path: 
     assert not remover.try_remove(boxes[2])  # closed: refused too
     boxes[2].close()
     assert list((tmp_path / "trials").iterdir()) == []
+
+
+def test_removal_never_reaches_through_a_link_put_in_place_of_home_or_tmp(tmp_path: Path) -> None:
+    """An agent swaps HOME and TMPDIR for links to folders outside: only the links go, not their files."""
+    outside = tmp_path / "outside"
+    (outside / "keep").mkdir(parents=True)
+    (outside / "keep" / "file").write_text("precious")
+    box = create_sandbox(root=tmp_path / "trials", template=None, shims=(), secrets={}, extra_env={})
+    box.home.rmdir()
+    box.home.symlink_to(outside / "keep")
+    box.tmp.rmdir()
+    box.tmp.symlink_to(outside)
+    (box.workdir / "out.txt").write_text("ok")
+    box.close()
+    assert not box.path.exists()
+    assert (outside / "keep" / "file").read_text() == "precious"
+
+
+def test_a_home_with_files_is_removed_whole(tmp_path: Path) -> None:
+    box = _sandbox(tmp_path / "trials", files=3)  # a read-only folder in HOME, files in work/
+    (box.tmp / "t").write_text("x")
+    box.close()
+    assert list((tmp_path / "trials").iterdir()) == []

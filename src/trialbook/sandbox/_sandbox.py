@@ -89,9 +89,21 @@ class Sandbox:
             self._closed = True
             return self.path
         if not self._closed:
-            remove_tree(self.path)
+            self._remove()
             self._closed = True
         return None
+
+    def _remove(self) -> None:
+        # Most trials leave HOME and TMPDIR empty: one rmdir each (it fails on anything else, a link
+        # included, and then the whole tree goes the careful way) instead of a walk of each.
+        for folder in (self.home, self.tmp, self.shim_dir):
+            try:
+                os.rmdir(folder)
+            except FileNotFoundError:
+                continue
+            except OSError:
+                break
+        remove_tree(self.path)
 
     def __enter__(self) -> Sandbox:
         return self
