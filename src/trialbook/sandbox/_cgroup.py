@@ -11,6 +11,10 @@ forces a slow ``fork`` and is unsafe beside threads, and a move by trialbook aft
 race to a command that forks at once. A ``bash -c`` script (every agent script, literal step and check)
 gets a first statement that moves the shell; any other command starts behind a ``sh`` prologue that
 moves itself and then becomes the command (one more program start).
+
+A trial's group that is empty when the trial ends serves a later trial of the same run (a free list in
+:class:`CgroupRoot`) instead of being removed and made again: a group holds nothing of a trial once its
+members are gone, and one that is not empty when given back is removed, never handed out again.
 """
 
 from __future__ import annotations
@@ -62,15 +66,31 @@ class CgroupRoot:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._free: list[Path] = []
+        """Groups given back empty by ended trials, for the next ones (callers hold one lock)."""
 
     def new_group(self) -> Path | None:
-        """A fresh empty group for one trial, or ``None`` when the kernel refuses it."""
+        """An empty group for one trial: one an ended trial gave back, else a new one (``None``: refused)."""
+        if self._free:
+            return self._free.pop()
         group = self.path / f"trial-{os.urandom(6).hex()}"
         try:
             group.mkdir()
         except OSError:
             return None
         return group
+
+    def give_back(self, group: Path) -> None:
+        """An ended trial's group: kept for the next trial if it is empty now, otherwise removed.
+
+        Nothing of the ended trial joins it later: a process enters its trial's group as its own first
+        step, and the trial's end killed every process that could still take it.
+        """
+        if _reusable(group):
+            self._free.append(group)
+            return
+        with contextlib.suppress(OSError):
+            group.rmdir()  # refused while a member lives: :meth:`close` kills it and removes the group
 
     @staticmethod
     def join_argv(group: Path, argv: list[str], env: Mapping[str, str]) -> list[str]:
@@ -130,10 +150,14 @@ class CgroupRoot:
         return found
 
     def close(self) -> None:
-        """Remove the folder of groups (each trial removed its own already)."""
+        """Remove the folder of groups: the ones kept for reuse, and any a trial could not remove."""
+        free, self._free = self._free, []
+        for group in free:
+            with contextlib.suppress(OSError):
+                group.rmdir()
         with contextlib.suppress(OSError):
             try:
-                self.path.rmdir()  # the usual case: every trial removed its group
+                self.path.rmdir()  # the usual case: no group is left in it
                 return
             except OSError:
                 pass
@@ -142,6 +166,14 @@ class CgroupRoot:
             for group in groups:
                 self.kill(group, wait_s=0.5)
             self.path.rmdir()
+
+
+def _reusable(group: Path) -> bool:
+    """Whether ``group`` is still there and has no member (:meth:`CgroupRoot.empty` counts a gone one)."""
+    try:
+        return not read_proc(f"{group}/cgroup.procs").split()
+    except OSError:
+        return False
 
 
 def _members(group: Path) -> set[int]:

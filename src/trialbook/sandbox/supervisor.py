@@ -182,7 +182,7 @@ class TrialScope:
         before = self.killed
         try:
             if self.group is not None:
-                self.credit(CgroupRoot.kill(self.group))
+                self.credit(CgroupRoot.kill(self.group, remove=False))
             if sweep and not self._owner.settled(self):
                 self._owner.sweep(self)
         finally:
@@ -218,6 +218,8 @@ class Supervisor:
         # either the old state or the new one, never its fresh cgroup folder removed under it.
         with self._lock:
             self._scopes.pop(scope.marker, None)
+            if scope.group is not None and self._cgroups is not None:
+                self._cgroups.give_back(scope.group)  # this scope's: the root stays while any is open
             if self._scopes:
                 return
             cgroups, self._cgroups = self._cgroups, None
