@@ -9,7 +9,6 @@ free and never instant; totals say how many pairs they leave out.
 from __future__ import annotations
 
 import heapq
-import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -97,7 +96,11 @@ class Forecast:
 
 
 def _median(values: Sequence[float]) -> float | None:
-    return statistics.median(values) if values else None
+    if not values:
+        return None
+    import statistics  # only a forecast from history has values: a run without history never loads it
+
+    return statistics.median(values)
 
 
 def forecast(

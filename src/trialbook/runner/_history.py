@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
@@ -78,7 +77,11 @@ def expected_seconds(store: HistoryStore) -> Callable[[PlanEntry], float | None]
             key=lambda line: parse_started_at(line.started_at),
         )[-WINDOW:]
         per_trial = [line.duration_s / line.trials for line in known if line.duration_s is not None]
-        return statistics.median(per_trial) * entry.spec.trials if per_trial else None
+        if not per_trial:
+            return None
+        import statistics  # only history with durations needs it
+
+        return statistics.median(per_trial) * entry.spec.trials
 
     return seconds
 
