@@ -156,11 +156,14 @@ class TrialScope:
         looks on its event loop and sweeps in a worker thread only when this is ``False``: killing
         waits for the dying.
         """
+        return self._quiet(last=False)
+
+    def _quiet(self, *, last: bool) -> bool:
         if self._closed:
             return True
         if self.group is not None and not CgroupRoot.empty(self.group):
             return False
-        return self._owner.settled(self) or self._owner.look(self)
+        return self._owner.settled(self) or self._owner.look(self, last=last)
 
     def close(self) -> int:
         """Kill and reap every process of the trial, then end the scope; returns how many were alive."""
@@ -172,7 +175,7 @@ class TrialScope:
         """End the scope if :meth:`quiet`, without blocking; ``False`` (still open) if something is alive."""
         if self._closed:
             return True
-        if not self.quiet():
+        if not self._quiet(last=True):
             return False
         self._close(sweep=False)  # nothing of the trial is alive to start anything since the look
         return True
@@ -184,7 +187,7 @@ class TrialScope:
             if self.group is not None:
                 self.credit(CgroupRoot.kill(self.group, remove=False))
             if sweep and not self._owner.settled(self):
-                self._owner.sweep(self)
+                self._owner.sweep(self, last=True)
         finally:
             # Always: a scope left open would keep trialbook a subreaper for the rest of its life.
             self._owner.release(self)
@@ -285,32 +288,36 @@ class Supervisor:
             leaders = {pid for scope in scopes for pid in scope.leaders}
         return self.kill({scope.marker for scope in scopes}, leaders)
 
-    def sweep(self, scope: TrialScope) -> None:
-        """The trial's own sweep: afterwards, later sweeps need look only at processes started since."""
-        self._settle(scope, probe=False)
+    def sweep(self, scope: TrialScope, *, last: bool = False) -> None:
+        """The trial's own sweep: afterwards, later sweeps need look only at processes started since.
 
-    def look(self, scope: TrialScope) -> bool:
+        ``last``: the trial's end, after which nothing looks again, so nothing is read to settle it.
+        """
+        self._settle(scope, probe=False, last=last)
+
+    def look(self, scope: TrialScope, *, last: bool = False) -> bool:
         """One pass of the trial's sweep that kills nothing and never blocks: ``True`` if none was alive.
 
         ``False`` when it found one of the trial's processes alive, or one whose marker it could not
         read yet, or where there is no ``/proc`` to look in.
         """
-        return self._settle(scope, probe=True) is not None
+        return self._settle(scope, probe=True, last=last) is not None
 
     def settled(self, scope: TrialScope) -> bool:
         """Whether nothing of the trial can be alive: its last pass settled it, it started nothing since."""
         with self._lock:
             return scope.settled == scope.commands and not scope.leaders
 
-    def _settle(self, scope: TrialScope, *, probe: bool) -> Swept | None:
+    def _settle(self, scope: TrialScope, *, probe: bool, last: bool) -> Swept | None:
         with self._lock:
             # Together: a command started after this count is past it, one started before is a root.
             leaders, commands = set(scope.leaders), scope.commands
             # An agent that is a command: the trial has nothing of its own running inside trialbook.
             commanded = commands > 0 and scope.elsewhere == 0
         scope.settled = None
-        swept = self._kill({scope.marker}, leaders, advance=scope, probe=probe)
-        if swept is not None and swept.quiet and commanded:
+        settle = commanded and not last  # else no later pass can be left out: the fork count is not read
+        swept = self._kill({scope.marker}, leaders, advance=scope, probe=probe, settle=settle)
+        if swept is not None and swept.quiet and settle:
             scope.settled = commands
         return swept
 
@@ -334,6 +341,7 @@ class Supervisor:
         since: int | None = None,
         advance: TrialScope | None = None,
         probe: bool = False,
+        settle: bool = False,
     ) -> Swept | None:
         """The sweep; ``None`` where there is no ``/proc``, or where a probe found something alive."""
         if not has_procfs():
@@ -360,7 +368,7 @@ class Supervisor:
             theirs = {pid for scope, ids in others if scope.trusts_sessions(now) for pid in ids}
             return Criteria(TRIAL_MARKER, markers, roots, mine, theirs, held)
 
-        swept = kill_until_clean(start, since, criteria, probe=probe, settle=advance is not None)
+        swept = kill_until_clean(start, since, criteria, probe=probe, settle=settle)
         if probe and swept.clean is None:
             return None
         if advance is not None and swept.clean is not None:
