@@ -72,9 +72,14 @@ def test_a_quiet_trial_with_file_checks_hands_nothing_off(tmp_path: Path, handed
 def test_a_stray_is_swept_in_a_thread_and_gone_before_the_check(
     tmp_path: Path, handed_off: dict[str, int]
 ) -> None:
-    # The stray rewrites out.txt until it is killed; the check must see the agent's last word.
-    loop = "sleep 0.3; while :; do echo stray > out.txt; sleep 0.01; done"
-    script = f"echo ok > out.txt; setsid -f sh -c '{loop}' >/dev/null 2>&1"
+    # The stray rewrites out.txt until it is killed; the check must see the agent's last word. The
+    # agent waits until the stray runs in its own session, so the end of the agent's group cannot
+    # take it before it left.
+    loop = "echo $$ > stray.pid; sleep 0.3; while :; do echo stray > out.txt; sleep 0.01; done"
+    script = (
+        f"echo ok > out.txt; setsid -f sh -c '{loop}' >/dev/null 2>&1; "
+        "until [ -s stray.pid ]; do sleep 0.01; done"
+    )
     report = _run(tmp_path, script, FILE_CHECK)
     trials = _trials(report)
     assert [t.stray_processes_killed >= 1 for t in trials] == [True, True]
