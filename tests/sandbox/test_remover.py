@@ -91,26 +91,6 @@ def test_after_close_a_sandbox_is_removed_at_once(tmp_path: Path) -> None:
     assert not box.path.exists()
 
 
-def test_try_remove_never_waits_for_room_and_queues_nothing_when_full(tmp_path: Path) -> None:
-    """The runner's event loop asks without waiting; a refused folder is its to remove elsewhere."""
-    _Blocked.gate.clear()
-    boxes = []
-    for _ in range(3):
-        box = _sandbox(tmp_path / "trials")
-        box.__class__ = _Blocked
-        boxes.append(box)
-    remover = SandboxRemover(limit=2, workers=1)
-    assert remover.try_remove(boxes[0])
-    assert remover.try_remove(boxes[1])
-    assert not remover.try_remove(boxes[2])  # returns at once: the gate is still shut
-    _Blocked.gate.set()
-    assert remover.close() == []
-    assert boxes[2].path.exists()  # refused, so not queued: still the caller's
-    assert not remover.try_remove(boxes[2])  # closed: refused too
-    boxes[2].close()
-    assert list((tmp_path / "trials").iterdir()) == []
-
-
 def test_removal_never_reaches_through_a_link_put_in_place_of_home_or_tmp(tmp_path: Path) -> None:
     """An agent swaps HOME and TMPDIR for links to folders outside: only the links go, not their files."""
     outside = tmp_path / "outside"

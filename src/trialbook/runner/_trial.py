@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import os
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -219,10 +218,9 @@ async def run_trial(
     scope = supervisor().open_trial()
     capture = OutputCapture(request.output_limit, masker)
     try:
-        if request.template is None:  # a handful of folders: made here, without a thread hand-off
-            sandbox, cancelled = _open_sandbox(request), False
-        else:
-            sandbox, cancelled = await settle(functools.partial(_open_sandbox, request))
+        # In a worker thread: making folders waits for the disk, which on some disks takes milliseconds
+        # (``discard``), and the event loop must meanwhile serve the trials that are running.
+        sandbox, cancelled = await settle(functools.partial(_open_sandbox, request))
     except BaseException:
         scope.close()
         raise
@@ -250,15 +248,11 @@ async def run_trial(
         write = (
             None if checked is None else functools.partial(record_trial, request, checked, masker, capture)
         )
-        cancelled = await _yield_once()  # the trial that took the freed slot starts first
-        here = _finish_here(scope, sandbox, request.keep_sandbox, remover, write, request.folder)
-        if here is None:
-            (closed, recorded), late = await settle(
-                functools.partial(_finish, scope, sandbox, request.keep_sandbox, remover, write)
-            )
-            cancelled = cancelled or late
-        else:
-            closed, recorded = here
+        # In a worker thread, like the sandbox: the slot is free already, and creating the result files
+        # waits for the disk.
+        (closed, recorded), cancelled = await settle(
+            functools.partial(_finish, scope, sandbox, request.keep_sandbox, remover, write)
+        )
         kept = closed if request.keep_sandbox else None
     if cancelled:
         raise asyncio.CancelledError
@@ -305,68 +299,6 @@ async def _check(
     if request.template is None and quick_checks(request.assertions):
         return check_trial(request, agent, masker, sandbox, result, capture)
     return await asyncio.to_thread(check_trial, request, agent, masker, sandbox, result, capture)
-
-
-async def _yield_once() -> bool:
-    """Let the tasks that are ready run first; ``True`` if a cancellation arrived meanwhile."""
-    try:
-        await asyncio.sleep(0)
-    except asyncio.CancelledError:
-        return True
-    return False
-
-
-def _finish_here(
-    scope: TrialScope,
-    sandbox: Sandbox,
-    keep: bool,
-    remover: SandboxRemover | None,
-    write: Callable[[], Recorded] | None,
-    folder: Path,
-) -> tuple[Path | None, Recorded | None] | None:
-    """:func:`_finish` on the event loop, when nothing in it can block; ``None`` (nothing done) if it could.
-
-    It can when a process of the trial is still alive (killing it waits for it to die), when the
-    sandbox must be removed here (no remover, or the remover's queue is full: removal waits for the
-    disk) or when the results are large (masking and writing them takes a while).
-    """
-    if remover is None and not keep:
-        return None
-    if write is not None and not _small_folder(folder, _INLINE_WRITE_BYTES):
-        return None
-    if not scope.close_if_quiet():
-        return None
-    if keep:
-        closed = sandbox.close(keep=True)
-    else:
-        assert remover is not None
-        if not remover.try_remove(sandbox):
-            return None  # the scope is closed already: _finish closes it again at no cost
-        closed = None
-    return closed, (write() if write is not None else None)
-
-
-_INLINE_WRITE_BYTES = 1 << 20
-"""Up to this much in a trial's folder (what adapters wrote, to be masked again) is written on the loop."""
-
-
-def _small_folder(folder: Path, limit: int) -> bool:
-    """Whether the files under ``folder`` (not following links) add up to at most ``limit`` bytes."""
-    total = 0
-    pending = [str(folder)]
-    while pending:
-        try:
-            with os.scandir(pending.pop()) as entries:
-                for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        pending.append(entry.path)
-                    elif entry.is_file(follow_symlinks=False):
-                        total += entry.stat(follow_symlinks=False).st_size
-                        if total > limit:
-                            return False
-        except OSError:
-            return False  # the thread's path reports it
-    return True
 
 
 def _finish(

@@ -50,22 +50,6 @@ class SandboxRemover:
             self._room.release()
             sandbox.close()
 
-    def try_remove(self, sandbox: Sandbox) -> bool:
-        """Queue ``sandbox`` if there is room now, without waiting; ``False`` (nothing done) if not.
-
-        The runner calls this on its event loop, where waiting for room would stall every trial.
-        """
-        with self._lock:
-            closed = self._closed
-        if closed or not self._room.acquire(blocking=False):
-            return False
-        try:
-            self._pool.submit(self._remove, sandbox)
-        except RuntimeError:  # closed meanwhile
-            self._room.release()
-            return False
-        return True
-
     def _remove(self, sandbox: Sandbox) -> None:
         try:
             sandbox.close()
