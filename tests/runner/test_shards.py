@@ -123,3 +123,9 @@ def test_list_balances_shards_by_the_durations_history_records(invoke: Invoke, t
     assert sorted(len(shard) for shard in cold) == [3, 3]
     assert ["slow"] in warm, warm
     assert warm == [_listed(invoke, index, history) for index in (1, 2)]
+
+
+def test_a_shard_s_load_does_not_depend_on_the_order_of_its_pairs() -> None:
+    """(0.1 + 0.2) + 0.3 and (0.3 + 0.2) + 0.1 differ as floats; shards listing pairs in other orders
+    must still pick the same split when the balanced and the hash split tie."""
+    assert makespan([0, 0, 0], [0.1, 0.2, 0.3], 1) == makespan([0, 0, 0], [0.3, 0.2, 0.1], 1)

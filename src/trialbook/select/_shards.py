@@ -11,6 +11,7 @@ the median of the known ones; without any duration the hash split is used as bef
 from __future__ import annotations
 
 import hashlib
+import math
 import statistics
 from collections.abc import Sequence
 from typing import TypeVar
@@ -45,11 +46,16 @@ def lpt_assignment(keys: Sequence[str], weights: Sequence[float], count: int) ->
 
 
 def makespan(assignment: Sequence[int], weights: Sequence[float], count: int) -> float:
-    """The expected duration of the slowest shard."""
-    loads = [0.0] * count
+    """The expected duration of the slowest shard.
+
+    Each shard's load is summed exactly (``math.fsum``): a float sum in input order rounds differently
+    for another order of the same pairs, and two shards listing their pairs in different orders must
+    still agree on which split wins when the two finish at the same time.
+    """
+    loads: list[list[float]] = [[] for _ in range(count)]
     for shard, weight in zip(assignment, weights, strict=True):
-        loads[shard] += weight
-    return max(loads, default=0.0)
+        loads[shard].append(weight)
+    return max((math.fsum(load) for load in loads), default=0.0)
 
 
 def _weights(durations: Sequence[float | None]) -> list[float] | None:
