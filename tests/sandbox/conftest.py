@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from trialbook.sandbox import Sandbox, ShimConfig, create_sandbox
+from trialbook.sandbox.supervisor import TrialScope, supervisor
 
 MakeSandbox = Callable[..., Sandbox]
 
@@ -37,3 +38,13 @@ def make_sandbox(tmp_path: Path) -> Iterator[MakeSandbox]:
     yield make
     for sandbox in made:
         sandbox.close()
+
+
+@pytest.fixture(params=["cgroup", "marker"])
+def scope(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[TrialScope]:
+    """A trial scope under each Linux mechanism: its own cgroup, and the marker sweep alone."""
+    monkeypatch.setenv("TRIALBOOK_CGROUP", "on" if request.param == "cgroup" else "off")
+    opened = supervisor().open_trial()
+    assert opened.mechanism == request.param
+    yield opened
+    opened.close()

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
+
+from trialbook.sandbox import run_process
+from trialbook.sandbox.supervisor import TRIAL_MARKER, TrialScope
 
 
 def running(pid: int) -> bool:
@@ -30,3 +34,10 @@ def wait_gone(pids: list[int], attempts: int = 100) -> list[int]:
 def read_pids(path: Path) -> list[int]:
     """The pids a test script wrote to ``path``, one a line."""
     return [int(line) for line in path.read_text().split()]
+
+
+def run_in_trial(scope: TrialScope, script: str, cwd: Path) -> None:
+    """Run ``script`` with ``bash -c`` as one of the trial's commands; it must exit 0 within a minute."""
+    env = {"PATH": "/usr/bin:/bin", TRIAL_MARKER: scope.marker}
+    outcome = asyncio.run(run_process(["bash", "-c", script], cwd=cwd, env=env, timeout_s=60))
+    assert outcome.returncode == 0, outcome.stderr

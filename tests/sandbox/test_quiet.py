@@ -7,14 +7,13 @@ alive. Real processes, with both Linux mechanisms (cgroup and marker sweep).
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.sandbox.procs import read_pids, running, wait_gone
-from trialbook.sandbox import _sweep, run_process
+from tests.sandbox.procs import run_in_trial as _run
+from trialbook.sandbox import _sweep
 from trialbook.sandbox._procfs import has_procfs
 from trialbook.sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 
@@ -22,21 +21,6 @@ pytestmark = pytest.mark.skipif(not has_procfs(), reason="no /proc on this syste
 
 ENV = {"PATH": "/usr/bin:/bin"}
 SLEEPER = "echo $$ >> {pids}; exec sleep 300"
-
-
-@pytest.fixture(params=["cgroup", "marker"])
-def scope(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[TrialScope]:
-    monkeypatch.setenv("TRIALBOOK_CGROUP", "on" if request.param == "cgroup" else "off")
-    opened = supervisor().open_trial()
-    assert opened.mechanism == request.param
-    yield opened
-    opened.close()
-
-
-def _run(scope: TrialScope, script: str, cwd: Path) -> None:
-    env = {**ENV, TRIAL_MARKER: scope.marker}
-    outcome = asyncio.run(run_process(["bash", "-c", script], cwd=cwd, env=env, timeout_s=60))
-    assert outcome.returncode == 0, outcome.stderr
 
 
 def _escape(scope: TrialScope, tmp_path: Path, how: str) -> list[int]:

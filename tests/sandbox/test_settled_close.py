@@ -15,7 +15,6 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,15 +28,6 @@ from trialbook.sandbox.supervisor import TrialScope, supervisor
 pytestmark = pytest.mark.skipif(not has_procfs(), reason="no /proc on this system (documented limit)")
 
 ENV = {"PATH": "/usr/bin:/bin"}
-
-
-@pytest.fixture(params=["cgroup", "marker"])
-def scope(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[TrialScope]:
-    monkeypatch.setenv("TRIALBOOK_CGROUP", "on" if request.param == "cgroup" else "off")
-    opened = supervisor().open_trial()
-    assert opened.mechanism == request.param
-    yield opened
-    opened.close()
 
 
 def _passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.sandbox.procs import read_pids, running, wait_gone
+from tests.sandbox.procs import run_in_trial as _run
 from trialbook.sandbox import _sweep, run_process
 from trialbook.sandbox._procfs import has_procfs
 from trialbook.sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
@@ -39,21 +40,6 @@ def _leaves_group_and_marker(pids: Path) -> str:
         'python3 -c "import os, sys; os.setpgid(0, 0); '
         f"os.execvp('env', ['env', '-u', '{TRIAL_MARKER}', 'sh', '-c', sys.argv[1]])\" '{sleeper}' &"
     )
-
-
-@pytest.fixture(params=["cgroup", "marker"])
-def scope(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[TrialScope]:
-    monkeypatch.setenv("TRIALBOOK_CGROUP", "on" if request.param == "cgroup" else "off")
-    opened = supervisor().open_trial()
-    assert opened.mechanism == request.param
-    yield opened
-    opened.close()
-
-
-def _run(scope: TrialScope, script: str, cwd: Path) -> None:
-    env = {**ENV, TRIAL_MARKER: scope.marker}
-    outcome = asyncio.run(run_process(["bash", "-c", script], cwd=cwd, env=env, timeout_s=60))
-    assert outcome.returncode == 0, outcome.stderr
 
 
 @pytest.mark.parametrize("listing", ["pid cursor", "every process"])
