@@ -13,7 +13,8 @@ hits floor and trialbook alike):
   1, 4 and 8.
 - ``copy``: a 1,000-file template copied into a trial sandbox and removed again, against
   ``cp -a`` + ``rm -rf`` of the same template on the same filesystem.
-- ``startup``: ``trialbook eval`` of one trial and ``trialbook --help`` as subprocesses, against
+- ``startup``: ``trialbook eval`` of one trial (with and without the negative control that a first run
+  adds) and ``trialbook --help`` as subprocesses, against
   ``python -c pass``, each from compiled bytecode (written once into a temporary cache) and compiling
   every module from source (``PYTHONDONTWRITEBYTECODE=1``, which some machines set).
 
@@ -83,14 +84,19 @@ def floor(trials: int, concurrency: int, sleep: bool, scratch: Path) -> float:
     return time.perf_counter() - started
 
 
-def _eval_file(folder: Path, trials: int, sleep: bool, template: Path | None = None) -> Path:
+def _eval_file(
+    folder: Path, trials: int, sleep: bool, template: Path | None = None, *, control: bool = True
+) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "bench.eval.yaml"
+    path = folder / ("bench.eval.yaml" if control else "bench-nocontrol.eval.yaml")
     sandbox = f"sandbox: {{template: {template}}}\n" if template else ""
+    # Without history an eval's first run also runs its negative control: one more (noop) trial.
+    no_control = "" if control else "negative_control: false\n"
     path.write_text(
         "prompt_text: write ok\n"
         f"agents: [{{name: bench, script: {json.dumps(_script(sleep))}}}]\n"
         f"trials: {trials}\n"
+        f"{no_control}"
         f"{sandbox}"
         "assert:\n  - file_contains: {path: out.txt, pattern: ok}\n"
     )
@@ -267,10 +273,13 @@ def _startup_table() -> None:
     with tempfile.TemporaryDirectory(prefix="trialbook-floor-") as tmp:
         eval_file = _eval_file(Path(tmp) / "evals", 1, False)
         one_trial = [str(TRIALBOOK), "eval", str(eval_file), "--unsafe-local", "--results-dir", f"{tmp}/r"]
+        bare = _eval_file(Path(tmp) / "bare", 1, False, control=False)
+        no_control = [str(TRIALBOOK), "eval", str(bare), "--unsafe-local", "--results-dir", f"{tmp}/b"]
         cases = {
             "floor: python -c pass": [sys.executable, "-c", "pass"],
             "trialbook --help": [str(TRIALBOOK), "--help"],
             "trialbook eval, one trial": one_trial,
+            "the same without its negative control": no_control,
         }
         print("\n| startup (median of 7) | modules from | wall ms | CPU ms |")
         print("| --- | --- | ---: | ---: |")
