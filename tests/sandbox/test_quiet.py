@@ -1,6 +1,6 @@
 """The look the runner takes on its event loop: it finds what a sweep would kill, and kills nothing.
 
-``TrialScope.quiet`` and ``close_if_quiet`` must never block and never miss a live process of the
+``TrialScope.quiet`` must never block and never miss a live process of the
 trial: a miss would let the runner check files a stray still writes, or close a scope with a process
 alive. Real processes, with both Linux mechanisms (cgroup and marker sweep).
 """
@@ -36,12 +36,11 @@ def _escape(scope: TrialScope, tmp_path: Path, how: str) -> list[int]:
     return read_pids(pids)
 
 
-def test_a_quiet_trial_is_quiet_and_closes_here(scope: TrialScope, tmp_path: Path) -> None:
+def test_a_quiet_trial_is_quiet_and_closes_with_nothing_to_kill(scope: TrialScope, tmp_path: Path) -> None:
     _run(scope, "echo ok > out.txt", tmp_path)
     assert scope.quiet()
-    assert scope.close_if_quiet()
+    assert scope.close() == 0
     assert scope.killed == 0
-    assert scope.close() == 0  # closed already
 
 
 @pytest.mark.parametrize("listing", ["pid cursor", "every process"])
@@ -53,7 +52,7 @@ def test_a_live_escapee_makes_the_look_fail_and_survives_it(
         monkeypatch.setattr(_sweep, "span", lambda *_: None)
     (pid,) = _escape(scope, tmp_path, "new session")
     assert not scope.quiet()
-    assert not scope.close_if_quiet()
+    assert not scope.quiet()  # a look kills nothing: the next one finds it again
     assert running(pid)
     assert scope.killed == 0
     assert scope.sweep() == 1
@@ -84,7 +83,7 @@ def test_a_process_started_after_a_quiet_look_is_found_by_the_next(scope: TrialS
     _run(scope, "true", tmp_path)
     assert scope.quiet()
     (pid,) = _escape(scope, tmp_path, "new session")
-    assert not scope.close_if_quiet()
+    assert not scope.quiet()
     assert scope.close() == 1
     assert wait_gone([pid]) == []
 
@@ -94,6 +93,4 @@ def test_without_proc_the_look_never_claims_quiet(scope: TrialScope, monkeypatch
     import trialbook.sandbox.supervisor as module
 
     monkeypatch.setattr(module, "has_procfs", lambda: False)
-    if scope.group is None:
-        assert not scope.quiet()
-    assert not scope.close_if_quiet()
+    assert not scope.quiet()

@@ -66,10 +66,9 @@ def _first_pass(scope: TrialScope, first: str) -> None:
         assert scope.sweep() == 0
 
 
-@pytest.mark.parametrize("end", ["close", "close_if_quiet"])
 @pytest.mark.parametrize("first", ["look", "sweep"])
 def test_a_trial_settled_by_its_pass_ends_without_another(
-    scope: TrialScope, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str, end: str
+    scope: TrialScope, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str
 ) -> None:
     outcome = asyncio.run(
         run_process(["bash", "-c", "echo ok > out.txt"], cwd=tmp_path, env=scope.env(ENV), timeout_s=60)
@@ -83,10 +82,7 @@ def test_a_trial_settled_by_its_pass_ends_without_another(
             break
     assert scope.settled == scope.commands == 1
     passes = _passes(monkeypatch)
-    if end == "close":
-        assert scope.close() == 0
-    else:
-        assert scope.close_if_quiet()
+    assert scope.close() == 0
     assert passes == []
 
 
@@ -115,7 +111,7 @@ def test_a_process_forked_while_the_pass_looks_is_killed_when_the_trial_ends(
     assert running(sleeper)
     assert scope.settled is None  # the machine made a process while the pass looked
     monkeypatch.setattr(_sweep, "table", table)
-    assert not scope.close_if_quiet()  # the runner's look at the end finds it
+    assert not scope.quiet()  # a look now finds it
     assert scope.close() == 1
     assert wait_gone([sleeper]) == []
     assert scope.killed == 1

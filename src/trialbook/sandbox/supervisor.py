@@ -156,37 +156,22 @@ class TrialScope:
         looks on its event loop and sweeps in a worker thread only when this is ``False``: killing
         waits for the dying.
         """
-        return self._quiet(last=False)
-
-    def _quiet(self, *, last: bool) -> bool:
         if self._closed:
             return True
         if self.group is not None and not CgroupRoot.empty(self.group):
             return False
-        return self._owner.settled(self) or self._owner.look(self, last=last)
+        return self._owner.settled(self) or self._owner.look(self)
 
     def close(self) -> int:
         """Kill and reap every process of the trial, then end the scope; returns how many were alive."""
         if self._closed:
             return 0
-        return self._close(sweep=True)
-
-    def close_if_quiet(self) -> bool:
-        """End the scope if :meth:`quiet`, without blocking; ``False`` (still open) if something is alive."""
-        if self._closed:
-            return True
-        if not self._quiet(last=True):
-            return False
-        self._close(sweep=False)  # nothing of the trial is alive to start anything since the look
-        return True
-
-    def _close(self, *, sweep: bool) -> int:
         self._closed = True
         before = self.killed
         try:
             if self.group is not None:
                 self.credit(CgroupRoot.kill(self.group, remove=False))
-            if sweep and not self._owner.settled(self):
+            if not self._owner.settled(self):
                 self._owner.sweep(self, last=True)
         finally:
             # Always: a scope left open would keep trialbook a subreaper for the rest of its life.
@@ -295,13 +280,13 @@ class Supervisor:
         """
         self._settle(scope, probe=False, last=last)
 
-    def look(self, scope: TrialScope, *, last: bool = False) -> bool:
+    def look(self, scope: TrialScope) -> bool:
         """One pass of the trial's sweep that kills nothing and never blocks: ``True`` if none was alive.
 
         ``False`` when it found one of the trial's processes alive, or one whose marker it could not
         read yet, or where there is no ``/proc`` to look in.
         """
-        return self._settle(scope, probe=True, last=last) is not None
+        return self._settle(scope, probe=True, last=False) is not None
 
     def settled(self, scope: TrialScope) -> bool:
         """Whether nothing of the trial can be alive: its last pass settled it, it started nothing since."""
