@@ -104,13 +104,14 @@ def write_staged(path: Path, data: bytes) -> bool:
     """
     if needs_sync(path):
         return False
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        fd = os.open(path, flags, 0o666)
     except FileExistsError:
         return False
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        fd = os.open(path, flags, 0o666)
     try:
         view = memoryview(data)
         while view:

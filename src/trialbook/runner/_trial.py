@@ -22,14 +22,7 @@ from ..sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 from ..spec import InstructionFile, SkillFolder
 from ._explain import Explanation
 from ._inputs import place_inputs, skills_folder, with_loading
-from ._verdicts import (
-    Checked,
-    Recorded,
-    check_trial,
-    record_trial,
-    unused_shim_note,
-    unused_shims,
-)
+from ._verdicts import Checked, Recorded, check_trial, record_trial, unused_shim_note, unused_shims
 
 __all__ = [
     "NotStarted",
@@ -288,8 +281,8 @@ async def _check(
 ) -> Checked:
     """Sweep what the agent left running, then check: on the event loop when neither step can block.
 
-    Looking for left-over processes takes one pass over the processes started since the trial began;
-    killing them waits for them to die, so that happens in a worker thread, as do checks that run
+    Looking for left-over processes takes one pass over the processes started since the trial's last
+    pass; killing them waits for them to die, so that happens in a worker thread, as do checks that run
     commands or user code and the comparison against a template (a walk over every file).
     """
     # What the agent left running (in its own session, double-forked) must not change the files the
