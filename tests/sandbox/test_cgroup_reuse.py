@@ -33,7 +33,7 @@ def cgroups(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _members(group: Path) -> list[int]:
-    return [int(pid) for pid in (group / "cgroup.procs").read_text().split()]
+    return [int(pid) for pid in (group / "cgroup.threads").read_text().split()]
 
 
 def _open() -> TrialScope:

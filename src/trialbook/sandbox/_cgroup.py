@@ -12,6 +12,16 @@ race to a command that forks at once. A ``bash -c`` script (every agent script, 
 gets a first statement that moves the shell; any other command starts behind a ``sh`` prologue that
 moves itself and then becomes the command (one more program start).
 
+Moving a whole process (``cgroup.procs``) takes a lock for every process on the machine, which waits
+for an RCU grace period (about 10 ms) unless the hierarchy is mounted with ``favordynmods``; moving only
+the calling thread (``cgroup.threads``) within one threaded subtree does not. So trialbook makes its
+folder of groups a threaded subtree where the kernel allows: it moves itself, once, into a threaded
+``runner`` group there, its commands are born in it, and each enters its trial's threaded group by
+moving its one thread. A threaded group refuses ``cgroup.kill``; its members are frozen
+(``cgroup.freeze``, so none can fork meanwhile) and killed one by one. When the folder is removed,
+trialbook and anything else born in ``runner`` go back to the cgroup they came from. Where the kernel
+refuses a threaded subtree, commands move as whole processes.
+
 A trial's group that is empty when the trial ends serves a later trial of the same run (a free list in
 :class:`CgroupRoot`) instead of being removed and made again: a group holds nothing of a trial once its
 members are gone, and one that is not empty when given back is removed, never handed out again.
@@ -32,8 +42,12 @@ from ._procfs import read_proc, start_time
 
 __all__ = ["CgroupRoot", "find_cgroup_root", "sweep_stale_roots"]
 
-_JOIN = 'echo 0 >"$0/cgroup.procs" 2>/dev/null; exec "$@"'
-"""A ``sh`` prologue that moves itself into the trial's group, then becomes the real command."""
+_JOIN = 'echo 0 >"$0" 2>/dev/null; exec "$@"'
+"""A ``sh`` prologue that moves itself into the trial's group (``$0``: the file to write), then becomes
+the real command."""
+
+_RUNNER = "runner"
+"""The threaded group trialbook itself moves into, so its commands can join theirs by thread."""
 
 _SHELLS = frozenset({"bash", "sh", "dash"})
 
@@ -64,8 +78,10 @@ def _own_cgroup() -> str | None:
 class CgroupRoot:
     """A folder of trial groups made for this trialbook process inside its own cgroup."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, threaded: bool = False) -> None:
         self.path = path
+        self.threaded = threaded
+        """Whether trialbook runs in the folder's threaded ``runner`` group and trial groups are threaded."""
         self._free: list[Path] = []
         """Groups given back empty by ended trials, for the next ones (callers hold one lock)."""
 
@@ -78,7 +94,15 @@ class CgroupRoot:
             group.mkdir()
         except OSError:
             return None
+        if self.threaded and not _put(group / "cgroup.type", "threaded"):
+            with contextlib.suppress(OSError):
+                group.rmdir()
+            return None
         return group
+
+    def join_file(self, group: Path) -> Path:
+        """The file a command writes ``0`` to, to enter ``group``: its thread, or its whole process."""
+        return group / ("cgroup.threads" if self.threaded else "cgroup.procs")
 
     def give_back(self, group: Path) -> None:
         """An ended trial's group: kept for the next trial if it is empty now, otherwise removed.
@@ -93,28 +117,30 @@ class CgroupRoot:
             group.rmdir()  # refused while a member lives: :meth:`close` kills it and removes the group
 
     @staticmethod
-    def join_argv(group: Path, argv: list[str], env: Mapping[str, str]) -> list[str]:
-        """``argv`` changed so the process enters ``group`` before it runs anything of its own.
+    def join_argv(join: Path, argv: list[str], env: Mapping[str, str]) -> list[str]:
+        """``argv`` changed so the process enters a group (``join``: see :meth:`join_file`) first.
 
         ``<shell> -c <script>`` keeps its shell and its script, behind one first statement that moves
         the shell (a builtin: no process of its own, and the script's line numbers stay as they were);
         where ``BASH_ENV`` would run a file before that statement, or for any other program, a ``sh``
         prologue moves itself and then becomes the command.
         """
-        procs = shlex.quote(f"{group}/cgroup.procs")
         if (
             len(argv) >= 3
             and os.path.basename(argv[0]) in _SHELLS
             and argv[1] == "-c"
             and not env.get("BASH_ENV")
         ):
-            return [argv[0], "-c", f"echo 0 2>/dev/null >{procs}; {argv[2]}", *argv[3:]]
-        return ["/bin/sh", "-c", _JOIN, str(group), *argv]
+            return [argv[0], "-c", f"echo 0 2>/dev/null >{shlex.quote(str(join))}; {argv[2]}", *argv[3:]]
+        return ["/bin/sh", "-c", _JOIN, str(join), *argv]
 
     @staticmethod
     def empty(group: Path) -> bool:
-        """Whether ``group`` has no member now (one read, no waiting)."""
-        return not _members(group)
+        """Whether ``group`` has no member now (one read, no waiting; a group that is gone has none)."""
+        try:
+            return not read_proc(f"{group}/cgroup.threads").split()
+        except OSError:
+            return True
 
     @staticmethod
     def kill(group: Path, wait_s: float = 2.0, *, remove: bool = True) -> set[int]:
@@ -129,32 +155,39 @@ class CgroupRoot:
         if found:
             found = {pid for pid in found if start_time(pid) is not None}
             deadline = time.monotonic() + wait_s
-            kill_file = group / "cgroup.kill"
+            frozen = False
             with _Events(group) as events:
                 while True:
                     members = _members(group)
                     found |= {pid for pid in members if start_time(pid) is not None}
                     if not members or time.monotonic() > deadline:
                         break
-                    if kill_file.exists():
-                        with contextlib.suppress(OSError):
-                            kill_file.write_text("1", encoding="ascii")
-                    else:  # kernels before 5.14: one by one
+                    # cgroup.kill: Linux 5.14 and later, and not in a threaded group. Otherwise one by
+                    # one, in a frozen group (Linux 5.2 and later) so none forks between the kills.
+                    if not _put(group / "cgroup.kill", "1"):
+                        frozen = frozen or _put(group / "cgroup.freeze", "1")
                         for member in members:
                             with contextlib.suppress(OSError):
                                 os.kill(member, 9)
                     events.wait_empty(min(0.1, max(0.0, deadline - time.monotonic())))
+            if frozen:
+                _put(group / "cgroup.freeze", "0")  # a group handed to a later trial must not freeze it
         if remove:
             with contextlib.suppress(OSError):
                 group.rmdir()
         return found
 
     def close(self) -> None:
-        """Remove the folder of groups: the ones kept for reuse, and any a trial could not remove."""
+        """Remove the folder of groups: the ones kept for reuse, and any a trial could not remove.
+
+        First trialbook, and whatever else was born in its ``runner`` group, go back to the cgroup the
+        folder is in (also for the folder of a trialbook process that is gone).
+        """
         free, self._free = self._free, []
         for group in free:
             with contextlib.suppress(OSError):
                 group.rmdir()
+        _leave_runner(self.path)
         with contextlib.suppress(OSError):
             try:
                 self.path.rmdir()  # the usual case: no group is left in it
@@ -162,35 +195,80 @@ class CgroupRoot:
             except OSError:
                 pass
             with os.scandir(self.path) as entries:
-                groups = [Path(entry.path) for entry in entries if entry.is_dir(follow_symlinks=False)]
+                groups = [
+                    Path(entry.path)
+                    for entry in entries
+                    if entry.is_dir(follow_symlinks=False) and entry.name != _RUNNER
+                ]
             for group in groups:
                 self.kill(group, wait_s=0.5)
             self.path.rmdir()
 
 
+def _enter_runner(path: Path) -> bool:
+    """Make ``path`` a threaded subtree with trialbook in its ``runner`` group; ``False``: refused, undone."""
+    runner = path / _RUNNER
+    try:
+        runner.mkdir(exist_ok=True)
+    except OSError:
+        return False
+    if _put(runner / "cgroup.type", "threaded") and _put(runner / "cgroup.procs", str(os.getpid())):
+        return True
+    with contextlib.suppress(OSError):
+        runner.rmdir()
+    return False
+
+
+def _leave_runner(path: Path) -> None:
+    """Move every process in ``path``'s ``runner`` group back to ``path``'s parent, then remove it."""
+    runner = path / _RUNNER
+    home = path.parent / "cgroup.procs"
+    for _ in range(3):  # a process born there meanwhile (another thread's command) moves on the next pass
+        members = _members(runner)
+        if not members:
+            break
+        for pid in members:
+            _put(home, str(pid))
+    with contextlib.suppress(OSError):
+        runner.rmdir()
+
+
 def _reusable(group: Path) -> bool:
     """Whether ``group`` is still there and has no member (:meth:`CgroupRoot.empty` counts a gone one)."""
     try:
-        return not read_proc(f"{group}/cgroup.procs").split()
+        return not read_proc(f"{group}/cgroup.threads").split()
     except OSError:
         return False
 
 
 def _members(group: Path) -> set[int]:
+    """The processes with a thread in ``group`` (``cgroup.procs`` cannot be read in a threaded group)."""
     try:
-        raw = read_proc(f"{group}/cgroup.procs")
+        raw = read_proc(f"{group}/cgroup.threads")
     except OSError:
         return set()
-    return {int(pid) for pid in raw.split() if pid.isdigit()}
+    pids: set[int] = set()
+    for tid in raw.split():
+        if not tid.isdigit():
+            continue
+        try:
+            status = read_proc(f"/proc/{int(tid)}/status")
+        except OSError:
+            continue  # gone since the listing
+        start = status.find(b"\nTgid:")
+        if start >= 0:
+            pids.add(int(status[start + 6 : status.index(b"\n", start + 1)]))
+    return pids
 
 
-def _write(procs: str, pid: int) -> bool:
+def _put(path: Path, text: str) -> bool:
+    """Write ``text`` to a cgroup file; ``False`` when the kernel refuses (or the file is missing)."""
     try:
-        fd = os.open(procs, os.O_WRONLY | os.O_CLOEXEC)
+        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
     except OSError:
         return False
     try:
-        os.write(fd, str(pid).encode())
+        os.write(fd, text.encode())
     except OSError:
         return False
     finally:
@@ -284,4 +362,4 @@ def find_cgroup_root() -> CgroupRoot | None:
         with contextlib.suppress(OSError):
             path.rmdir()
         return None
-    return CgroupRoot(path)
+    return CgroupRoot(path, threaded=_enter_runner(path))

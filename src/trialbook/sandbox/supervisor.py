@@ -74,7 +74,7 @@ def _set_subreaper(on: bool) -> bool:
 class TrialScope:
     """One trial's processes: its marker, its cgroup (if any) and the commands it started."""
 
-    def __init__(self, owner: Supervisor, group: Path | None) -> None:
+    def __init__(self, owner: Supervisor, group: Path | None, join: Path | None = None) -> None:
         # Before anything of the trial starts: no process older than these can be the trial's.
         self.origin: Cursor | None = cursor()
         self.opened = boot_ticks()
@@ -82,6 +82,8 @@ class TrialScope:
         # The owner tag first: a later run can tell processes of a killed trialbook run by it.
         self.marker = f"{owner_tag()}-{os.urandom(16).hex()}"
         self.group = group
+        self.join = join
+        """The file a command writes ``0`` to, to enter the group (see :meth:`CgroupRoot.join_file`)."""
         self.mechanism = "cgroup" if group else "marker" if has_procfs() else "process-group"
         self.leaders: set[int] = set()
         """Commands started and not yet waited for."""
@@ -196,7 +198,8 @@ class Supervisor:
                 self.subreaper = _set_subreaper(True)
                 self._cgroups = find_cgroup_root()
             group = self._cgroups.new_group() if self._cgroups is not None else None
-            scope = TrialScope(self, group)
+            join = self._cgroups.join_file(group) if self._cgroups is not None and group else None
+            scope = TrialScope(self, group, join)
             self._scopes[scope.marker] = scope
             return scope
 
@@ -219,9 +222,9 @@ class Supervisor:
     def prepare(self, argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
         """The argv to start: inside the trial's cgroup when the environment names a scope that has one."""
         scope = self._scopes.get(env.get(TRIAL_MARKER, ""))
-        if scope is None or scope.group is None or not argv:
+        if scope is None or scope.join is None or not argv:
             return list(argv)
-        joined = CgroupRoot.join_argv(scope.group, list(argv), env)
+        joined = CgroupRoot.join_argv(scope.join, list(argv), env)
         # A prologue in front: a missing program would be its exit 127, so such a command is started as
         # is, and stays an OSError. A shell that moves itself is the program started: nothing to look up.
         if joined[0] != argv[0] and shutil.which(argv[0], path=env.get("PATH", os.defpath)) is None:
