@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._owner import OWNER_PATTERN, owner_gone, temp_prefix
+from ._records import Record
 from .sandbox._cgroup import sweep_stale_roots
 from .sandbox._sandbox import remove_tree
 from .sandbox.supervisor import supervisor
@@ -28,8 +29,8 @@ _FOLDER = re.compile(rf"trialbook-{OWNER_PATTERN}-.*")
 _TEMP_FILE = re.compile(rf"\..+\.{OWNER_PATTERN}\.[A-Za-z0-9_]+\.tmp")
 
 
-@dataclass
-class Swept:
+@dataclass(eq=False, repr=False)
+class Swept(Record):
     """What a sweep removed, and what it could not remove (with the reason)."""
 
     removed: list[Path] = field(default_factory=list)

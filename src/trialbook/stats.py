@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
+from ._records import FrozenRecord
+
 __all__ = [
     "ADAPTIVE_CONFIDENCE",
     "COMPARE_ALPHA",
@@ -49,8 +51,8 @@ REGRESSION_TEST_NAME = "one-sided Fisher exact test"
 _Z95 = 1.959963984540054
 
 
-@dataclass(frozen=True, kw_only=True)
-class RegressionTest:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class RegressionTest(FrozenRecord):
     """The outcome of comparing the current trials with the base's last recorded trials.
 
     Attributes:

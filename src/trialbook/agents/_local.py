@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 
 from .. import __version__
+from .._records import FrozenRecord
 from ..evidence import AgentResult, JsonValue, StopReason, ToolCall, Turn
 from ._excerpt import excerpt
 from ._protocol import AgentTask, Availability
@@ -37,8 +38,8 @@ class LocalAgent:
         """Nothing is shared across trials."""
 
 
-@dataclass(frozen=True)
-class LocalStep:
+@dataclass(frozen=True, eq=False, repr=False)
+class LocalStep(FrozenRecord):
     """One command that ran: ``exit_code`` is ``None`` when it was killed at the deadline.
 
     ``stored_in`` names the file of the trial folder that keeps ``output`` whole (``script.log``,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from .._records import FrozenRecord
 from ..evidence import AgentResult, DeclaredInput, JsonValue
 from ..masking import Masker
 from ..sandbox._capture import OutputCapture
@@ -18,16 +19,16 @@ from ..sandbox._capture import OutputCapture
 __all__ = ["Agent", "AgentFactory", "AgentSpec", "AgentTask", "Availability"]
 
 
-@dataclass(frozen=True)
-class Availability:
+@dataclass(frozen=True, eq=False, repr=False)
+class Availability(FrozenRecord):
     """Whether an agent can run here; ``reason`` says what is missing and how to fix it."""
 
     ok: bool
     reason: str | None = None
 
 
-@dataclass(frozen=True)
-class AgentSpec:
+@dataclass(frozen=True, eq=False, repr=False)
+class AgentSpec(FrozenRecord):
     """An agent as an eval file names it: ``literal`` or ``{name: copilot, model: ..., env: {...}}``.
 
     ``options`` holds every key but ``name``, values as written (after ``{{ secrets.X }}`` rendering,
@@ -39,8 +40,8 @@ class AgentSpec:
     source: str = "<command line>"
 
 
-@dataclass(frozen=True, kw_only=True)
-class AgentTask:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class AgentTask(FrozenRecord):
     """One trial handed to an adapter.
 
     ``env`` is the complete environment the agent's processes get: the sandbox's (shims first on PATH,

@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._records import FrozenRecord
 from ..errors import ConfigError, UsageError
 from . import script
 from ._protocol import Agent, AgentFactory, AgentSpec
@@ -31,8 +32,8 @@ __all__ = [
 ENTRY_POINT_GROUP = "trialbook.agents"
 
 
-@dataclass(frozen=True)
-class RegisteredAgent:
+@dataclass(frozen=True, eq=False, repr=False)
+class RegisteredAgent(FrozenRecord):
     """One entry point of the group: its name, ``module:function`` target, and why it cannot load (if so)."""
 
     name: str

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import ClassVar
 
+from .._records import FrozenRecord
 from ..evidence import AssertionRecord, JsonObject
 from ._base import make_label
 from ._pattern import Pattern, PatternLike
@@ -34,8 +35,8 @@ def sandbox_path(path: str) -> str:
     return path
 
 
-@dataclass(frozen=True)
-class FileExists:
+@dataclass(frozen=True, eq=False, repr=False)
+class FileExists(FrozenRecord):
     """``path`` (a file or folder, relative to the sandbox) exists after the agent finished."""
 
     path: str
@@ -62,8 +63,8 @@ class FileExists:
         return {"kind": self.kind, "path": self.path}
 
 
-@dataclass(frozen=True)
-class FileContains:
+@dataclass(frozen=True, eq=False, repr=False)
+class FileContains(FrozenRecord):
     """The text file ``path`` contains ``pattern`` (a substring, or a ``/regex/`` searched in the text)."""
 
     path: str

@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .._records import FrozenRecord
 from ..evidence import JsonValue
 
 __all__ = ["Pattern", "PatternLike"]
 
 
-@dataclass(frozen=True)
-class Pattern:
+@dataclass(frozen=True, eq=False, repr=False)
+class Pattern(FrozenRecord):
     """A call or text pattern as written (``text``), with its compiled regex when it is one."""
 
     text: str

@@ -10,13 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from .._records import FrozenRecord
 from ..evidence import AgentResult
 
 __all__ = ["Call", "CommandOutcome", "FinishedTrial"]
 
 
-@dataclass(frozen=True)
-class Call:
+@dataclass(frozen=True, eq=False, repr=False)
+class Call(FrozenRecord):
     """One call a shim recorded, as a line of the trial's ``calls.jsonl``.
 
     ``argv[0]`` is the shimmed binary's name as the agent typed it (no directory). ``exit_code`` is
@@ -37,8 +38,8 @@ class Call:
         return " ".join(self.argv)
 
 
-@dataclass(frozen=True)
-class CommandOutcome:
+@dataclass(frozen=True, eq=False, repr=False)
+class CommandOutcome(FrozenRecord):
     """How a command run in the finished sandbox ended; ``exit_code`` is ``None`` when it timed out."""
 
     exit_code: int | None

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from .._records import FrozenRecord
 from ._common import TrialbookGroup
 
 __all__ = ["LazyCommand", "LazyGroup", "freeze_imports"]
@@ -36,8 +37,8 @@ def freeze_imports() -> None:
     _FREEZE.append(True)
 
 
-@dataclass(frozen=True)
-class LazyCommand:
+@dataclass(frozen=True, eq=False, repr=False)
+class LazyCommand(FrozenRecord):
     """Where a command lives (``module:attribute``, relative to this package) and its one-line summary."""
 
     target: str

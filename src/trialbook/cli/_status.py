@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .._records import FrozenRecord
+
 __all__ = ["RunningTrial", "StatusCounts", "colour_wanted", "eta_seconds", "format_clock", "status_line"]
 
 
-@dataclass(frozen=True)
-class RunningTrial:
+@dataclass(frozen=True, eq=False, repr=False)
+class RunningTrial(FrozenRecord):
     """A trial that has started and not finished, with when it started (monotonic seconds)."""
 
     eval_id: str
@@ -23,8 +25,8 @@ class RunningTrial:
     started: float
 
 
-@dataclass(frozen=True)
-class StatusCounts:
+@dataclass(frozen=True, eq=False, repr=False)
+class StatusCounts(FrozenRecord):
     """Where the run stands."""
 
     done: int

@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .._records import FrozenRecord
+
 __all__ = ["RequestAudit"]
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-@dataclass(frozen=True)
-class RequestAudit:
+@dataclass(frozen=True, eq=False, repr=False)
+class RequestAudit(FrozenRecord):
     """One outgoing model request (or one validated WebSocket ``response.create`` message), as sent.
 
     ``instructions_sha256`` hashes the system/developer text actually sent, joined in order with two

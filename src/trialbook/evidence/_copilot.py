@@ -55,7 +55,7 @@ class SubagentInvocation:
     result: CopilotResult | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class CopilotResult(AgentResult):
     """The evidence of one Copilot session, with framework-owned child sessions nested in it.
 

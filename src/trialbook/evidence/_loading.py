@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from .._records import FrozenRecord
 from ._json import JsonValue
 
 __all__ = [
@@ -36,8 +37,8 @@ _SPACE = re.compile(r"\s+")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n.*?\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
-@dataclass(frozen=True)
-class InstructionLoad:
+@dataclass(frozen=True, eq=False, repr=False)
+class InstructionLoad(FrozenRecord):
     """One declared input in a trial's evidence.
 
     ``path`` is where it was placed in the sandbox (a file, or a skill's folder), ``sha256`` the hex hash of
@@ -59,8 +60,8 @@ def normalize_text(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
-@dataclass(frozen=True)
-class DeclaredInput:
+@dataclass(frozen=True, eq=False, repr=False)
+class DeclaredInput(FrozenRecord):
     """What the decision needs of one declared input: its evidence identity and the texts that show it.
 
     ``needles`` are normalized texts; the input counts as loaded when a request's context holds any one of

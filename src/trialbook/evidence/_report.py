@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal, get_args
 
+from .._records import FrozenRecord
 from ._json import JsonValue
 from ._result import AgentResult
 
@@ -30,8 +31,8 @@ Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", 
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
 
 
-@dataclass(frozen=True)
-class AssertionRecord:
+@dataclass(frozen=True, eq=False, repr=False)
+class AssertionRecord(FrozenRecord):
     """The result of one check over a finished trial: what was expected and what was seen.
 
     ``error`` is set when the check itself could not run (a crashing custom check), which never passes.
@@ -45,8 +46,8 @@ class AssertionRecord:
     error: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class ExecutionRecord:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class ExecutionRecord(FrozenRecord):
     """One captured agent run inside a test.
 
     ``trial`` numbers the trials of an eval from 1 (``None`` for pytest executions); ``passed`` is that
@@ -73,8 +74,8 @@ class ExecutionRecord:
         return self.result.estimated_cost().unpriced_models
 
 
-@dataclass(frozen=True, kw_only=True)
-class TestReport:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class TestReport(FrozenRecord):
     """One pytest test or one eval × agent.
 
     ``properties`` carries verification properties (pytest ``record_property``, or an eval's pass-rate
@@ -91,8 +92,8 @@ class TestReport:
     executions: tuple[ExecutionRecord, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
-class SuiteMetadata:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class SuiteMetadata(FrozenRecord):
     """Where and when a suite was produced."""
 
     producer: str
@@ -104,8 +105,8 @@ class SuiteMetadata:
     ci_run_url: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class SuiteReport:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class SuiteReport(FrozenRecord):
     """A whole run: metadata, tests and outcome counts, in schema :data:`SCHEMA_VERSION`."""
 
     DERIVED: ClassVar[tuple[str, ...]] = ("outcome_counts",)

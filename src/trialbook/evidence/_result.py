@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal, get_args
 
+from .._records import FrozenRecord
 from ._audit import RequestAudit
 from ._json import JsonObject, JsonValue
 from ._loading import InstructionLoad
@@ -32,8 +33,8 @@ StopReason = Literal[
 STOP_REASONS: tuple[str, ...] = get_args(StopReason)
 
 
-@dataclass(frozen=True)
-class Turn:
+@dataclass(frozen=True, eq=False, repr=False)
+class Turn(FrozenRecord):
     """One normalized conversation turn.
 
     ``role`` is ``user``, ``assistant`` or ``system``; ``content`` is ``None`` when the turn carried no
@@ -46,8 +47,8 @@ class Turn:
     tool_call_ids: tuple[str | None, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
-class AgentResult:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class AgentResult(FrozenRecord):
     """The evidence of one agent run (one trial).
 
     ``cost_usd`` is the cost the agent itself reported (``0.0`` for agents that call no model), or ``None``

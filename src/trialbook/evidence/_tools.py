@@ -5,21 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from .._records import FrozenRecord
 from ._json import JsonValue
 
 __all__ = ["ToolCall", "ToolImage"]
 
 
-@dataclass(frozen=True)
-class ToolImage:
+@dataclass(frozen=True, eq=False, repr=False)
+class ToolImage(FrozenRecord):
     """An image a tool returned: raw bytes and the media type when known."""
 
     content: bytes
     media_type: str | None
 
 
-@dataclass(frozen=True)
-class ToolCall:
+@dataclass(frozen=True, eq=False, repr=False)
+class ToolCall(FrozenRecord):
     """A tool call and its completion.
 
     ``result`` is ``""`` for a genuinely empty output and ``None`` when no text was captured;

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .._records import FrozenRecord
+
 __all__ = ["PRICES", "CostEstimate", "ModelPrice", "UsageEntry", "estimate_cost", "sum_known"]
 
 
-@dataclass(frozen=True)
-class UsageEntry:
+@dataclass(frozen=True, eq=False, repr=False)
+class UsageEntry(FrozenRecord):
     """Tokens one model request (or one reported aggregate) used. Each count is ``None`` when not reported.
 
     ``input_tokens`` includes cached input when the agent reports it that way (Copilot, Codex); adapters
@@ -51,8 +53,8 @@ def sum_known(values: Iterable[int | None]) -> int | None:
     return total
 
 
-@dataclass(frozen=True)
-class ModelPrice:
+@dataclass(frozen=True, eq=False, repr=False)
+class ModelPrice(FrozenRecord):
     """USD per million tokens for one model."""
 
     input: float
@@ -74,8 +76,8 @@ PRICES: dict[str, ModelPrice] = {
 }
 
 
-@dataclass(frozen=True)
-class CostEstimate:
+@dataclass(frozen=True, eq=False, repr=False)
+class CostEstimate(FrozenRecord):
     """An estimate from reported token counts; not a claim of complete billing evidence.
 
     ``usd`` is ``None`` when any entry could not be priced (unknown model or unknown counts);

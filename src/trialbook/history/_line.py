@@ -16,6 +16,8 @@ from typing import Any, ClassVar, Literal, get_args
 
 from trialbook.errors import ConfigError
 
+from .._records import FrozenRecord
+
 __all__ = ["LINE_VERSION", "HistoryLine", "Verdict", "format_started_at", "new_run_id", "parse_started_at"]
 
 Verdict = Literal["pass", "fail", "error", "incomplete"]
@@ -48,8 +50,8 @@ def parse_started_at(text: str) -> datetime:
     return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC)
 
 
-@dataclass(frozen=True, kw_only=True)
-class HistoryLine:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class HistoryLine(FrozenRecord):
     """The verdict of one eval x agent in one run.
 
     Unknown stays unknown: ``cost_usd``, ``duration_s``, ``pass_rate`` (no trial finished),

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from trialbook.errors import UsageError
 
+from .._records import FrozenRecord
+
 __all__ = [
     "CONNECT_TIMEOUT_ENV",
     "DEFAULT_CONNECT_TIMEOUT_S",
@@ -48,8 +50,8 @@ def _seconds(value: float | str, name: str) -> float:
     return seconds
 
 
-@dataclass(frozen=True)
-class NetworkTimeouts:
+@dataclass(frozen=True, eq=False, repr=False)
+class NetworkTimeouts(FrozenRecord):
     """The connect and idle timeouts of history fetches and pushes, in seconds."""
 
     connect_s: float = DEFAULT_CONNECT_TIMEOUT_S

@@ -8,6 +8,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from trialbook.errors import ExitCode, TrialbookError
 
+from .._records import FrozenRecord
 from ._line import HistoryLine
 
 __all__ = ["HistoryAuthError", "HistoryError", "HistoryPushError", "HistoryStore", "SyncAction", "SyncReport"]
@@ -17,8 +18,8 @@ SyncAction = Literal[
 ]
 
 
-@dataclass(frozen=True, kw_only=True)
-class SyncReport:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class SyncReport(FrozenRecord):
     """What ``sync()`` did.
 
     Attributes:

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._records import FrozenRecord
 from ..stats import DEFAULT_ALPHA, RegressionTest, regression_test
 from .flaky import Stability, against_window
 
 __all__ = ["BaseResult", "ListedEval", "ReviewRow", "cached_note"]
 
 
-@dataclass(frozen=True, kw_only=True)
-class BaseResult:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class BaseResult(FrozenRecord):
     """The base ref's last recorded result for one eval × agent, read from history.
 
     Attributes:
@@ -31,8 +32,8 @@ class BaseResult:
     commit: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class ReviewRow:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class ReviewRow(FrozenRecord):
     """One eval × agent that ran in this job.
 
     Attributes:
@@ -96,8 +97,8 @@ class ReviewRow:
         )
 
 
-@dataclass(frozen=True, kw_only=True)
-class ListedEval:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class ListedEval(FrozenRecord):
     """An eval × agent that did not run in this job, with the reason (cached, skipped, not started).
 
     Attributes:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
+from .._records import FrozenRecord
 from ..stats import DEFAULT_ALPHA, RegressionTest, fisher_one_sided_less, regression_test, wilson_interval
 
 __all__ = [
@@ -69,8 +70,8 @@ def is_base_run(run: object) -> bool:
     return not str(extra.get("ref", "")).startswith("refs/pull/")
 
 
-@dataclass(frozen=True, kw_only=True)
-class Stability:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Stability(FrozenRecord):
     """An eval × agent over its window of runs.
 
     Attributes:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .._records import FrozenRecord
 from ..stats import format_rate
 
 __all__ = ["TableRow", "format_cost", "render_table"]
 
 
-@dataclass(frozen=True)
-class TableRow:
+@dataclass(frozen=True, eq=False, repr=False)
+class TableRow(FrozenRecord):
     """One eval × agent line of the final table."""
 
     eval_id: str

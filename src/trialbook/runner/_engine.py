@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._records import FrozenRecord, Record
 from ..evidence import AgentResult
 from ..masking import Masker
 from ..sandbox import ShimConfig
@@ -27,8 +28,8 @@ from ._waves import Waves
 __all__ = ["ControlOutcome", "EntryResult", "run_plan"]
 
 
-@dataclass(frozen=True)
-class ControlOutcome:
+@dataclass(frozen=True, eq=False, repr=False)
+class ControlOutcome(FrozenRecord):
     """An eval's negative control: whether its assertions all held with no agent, and which held.
 
     ``key`` is the control's cache key; history keeps it with the outcome so the control runs once per
@@ -40,8 +41,8 @@ class ControlOutcome:
     held: tuple[str, ...] = ()
 
 
-@dataclass
-class EntryResult:
+@dataclass(eq=False, repr=False)
+class EntryResult(Record):
     """What happened to one eval × agent of the plan."""
 
     entry: PlanEntry

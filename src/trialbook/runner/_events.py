@@ -8,11 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from .._records import FrozenRecord
+
 __all__ = ["ProgressSink", "TrialFinished", "TrialStarted"]
 
 
-@dataclass(frozen=True)
-class TrialStarted:
+@dataclass(frozen=True, eq=False, repr=False)
+class TrialStarted(FrozenRecord):
     """A trial got its sandbox and its agent is running."""
 
     eval_id: str
@@ -22,8 +24,8 @@ class TrialStarted:
     remaining: int
 
 
-@dataclass(frozen=True)
-class TrialFinished:
+@dataclass(frozen=True, eq=False, repr=False)
+class TrialFinished(FrozenRecord):
     """A trial ended; ``summary`` is one already-masked line describing the outcome."""
 
     eval_id: str

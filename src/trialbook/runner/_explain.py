@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._records import FrozenRecord
 from ..assertions import Call
 from ..assertions._base import exit_text
 from ..evidence import AgentResult, AssertionRecord, ToolCall
@@ -164,8 +165,8 @@ def _stderr_tail(folder: Path | None, count: int) -> tuple[str, list[str]] | Non
     return None
 
 
-@dataclass(frozen=True)
-class Explanation:
+@dataclass(frozen=True, eq=False, repr=False)
+class Explanation(FrozenRecord):
     """A failed trial, explained: ``headline`` is one line; the evidence lines are masked and bounded."""
 
     headline: str

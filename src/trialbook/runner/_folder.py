@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._owner import pid_alive
+from .._records import FrozenRecord
 from ..errors import UsageError
 from ..fsutil import atomic_write_text, sync_directory, sync_folder, sync_later
 
@@ -116,8 +117,8 @@ def claim(folder: Path, kind: str) -> None:
         atomic_write_text(folder / ".gitignore", _IGNORE)
 
 
-@dataclass(frozen=True)
-class StagedFolder:
+@dataclass(frozen=True, eq=False, repr=False)
+class StagedFolder(FrozenRecord):
     """A run being written at ``staging``; :meth:`commit` puts it at ``final``."""
 
     final: Path

@@ -12,6 +12,7 @@ import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .._records import FrozenRecord
 from .._words import plural
 from ..history import HistoryLine
 from ._plan import PlanEntry
@@ -19,8 +20,8 @@ from ._plan import PlanEntry
 __all__ = ["Forecast", "PairForecast", "forecast"]
 
 
-@dataclass(frozen=True)
-class PairForecast:
+@dataclass(frozen=True, eq=False, repr=False)
+class PairForecast(FrozenRecord):
     """One eval × agent: trials planned and the medians per trial (``None`` without history)."""
 
     key: str
@@ -29,8 +30,8 @@ class PairForecast:
     seconds_per_trial: float | None
 
 
-@dataclass(frozen=True)
-class Forecast:
+@dataclass(frozen=True, eq=False, repr=False)
+class Forecast(FrozenRecord):
     """The whole run's expected cost and wall time."""
 
     pairs: tuple[PairForecast, ...]

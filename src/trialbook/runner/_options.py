@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._records import FrozenRecord
+
 __all__ = ["RunOptions"]
 
 
@@ -14,8 +16,8 @@ def _environ() -> dict[str, str]:
     return dict(os.environ)
 
 
-@dataclass(frozen=True, kw_only=True)
-class RunOptions:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class RunOptions(FrozenRecord):
     """The options of ``trialbook eval`` (and ``ci``), with the documented defaults."""
 
     paths: tuple[Path, ...] = (Path("evals"),)

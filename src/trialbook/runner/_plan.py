@@ -7,6 +7,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from .._records import FrozenRecord
 from ..agents import Agent, AgentSpec, create_agent
 from ..agents.noop import NoopAgent
 from ..errors import UsageError
@@ -63,8 +64,8 @@ ADAPTIVE_MIN_TRIALS = 3
 Action = Literal["run", "cached", "unchanged", "filtered"]
 
 
-@dataclass(frozen=True)
-class PlanEntry:
+@dataclass(frozen=True, eq=False, repr=False)
+class PlanEntry(FrozenRecord):
     """One eval × agent and what the run will do with it."""
 
     spec: EvalSpec

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .._records import FrozenRecord
 from ..evidence import JsonValue
 from ..masking import Masker, credential_items, is_credential_name, length_problem, length_warning
 from ..spec import EvalSpec, secret_location
@@ -33,8 +34,8 @@ def provider_variables() -> tuple[str, ...]:
     return (*CLAUDE_PASSTHROUGH, *CODEX_PASSTHROUGH, *COPILOT_VARIABLES)
 
 
-@dataclass(frozen=True)
-class Credential:
+@dataclass(frozen=True, eq=False, repr=False)
+class Credential(FrozenRecord):
     """One secret value the masker is fed, with where it came from (never shown: ``value``)."""
 
     where: str
@@ -100,8 +101,8 @@ def run_credentials(
     return credentials
 
 
-@dataclass(frozen=True)
-class RunSecrets:
+@dataclass(frozen=True, eq=False, repr=False)
+class RunSecrets(FrozenRecord):
     """The run's masker and what its values say about the run: refuse it (``problems``) or warn."""
 
     masker: Masker

@@ -10,6 +10,7 @@ import fnmatch
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from .._records import FrozenRecord
 from ..errors import UsageError
 from ..spec import EvalSpec
 
@@ -27,8 +28,8 @@ def closest(wanted: str, choices: Iterable[str], limit: int = 3) -> list[str]:
     return near[:limit] or pool[:limit]
 
 
-@dataclass(frozen=True)
-class Selection:
+@dataclass(frozen=True, eq=False, repr=False)
+class Selection(FrozenRecord):
     """The selection options of a run; empty means "everything"."""
 
     filters: tuple[str, ...] = ()

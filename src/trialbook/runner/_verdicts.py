@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from .._records import FrozenRecord
 from ..agents import Agent
 from ..assertions import Call, evaluate_all
 from ..evidence import AgentResult, AssertionRecord, JsonObject
@@ -42,8 +43,8 @@ def unused_shim_note(name: str) -> str:
     )
 
 
-@dataclass(frozen=True)
-class Checked:
+@dataclass(frozen=True, eq=False, repr=False)
+class Checked(FrozenRecord):
     """What the checks made of a finished agent run, not yet masked."""
 
     result: AgentResult
@@ -57,8 +58,8 @@ class Checked:
     """The agent's file changes, already masked."""
 
 
-@dataclass(frozen=True)
-class Recorded:
+@dataclass(frozen=True, eq=False, repr=False)
+class Recorded(FrozenRecord):
     """A checked trial as the evidence keeps it: masked, explained, written."""
 
     result: AgentResult

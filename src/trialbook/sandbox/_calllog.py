@@ -11,13 +11,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._records import FrozenRecord
 from ..assertions._trial import Call
 
 __all__ = ["CallLog", "parse_call_log", "read_call_log"]
 
 
-@dataclass(frozen=True)
-class CallLog:
+@dataclass(frozen=True, eq=False, repr=False)
+class CallLog(FrozenRecord):
     """The calls a log holds, in the order they started, and one message per line that could not be read."""
 
     calls: tuple[Call, ...]

@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._records import FrozenRecord
 from ..evidence import JsonObject, JsonValue
 from ..masking import Masker
 
@@ -52,8 +53,8 @@ def _files(root: Path | None) -> dict[str, Path]:
     return found
 
 
-@dataclass(frozen=True)
-class _Large:
+@dataclass(frozen=True, eq=False, repr=False)
+class _Large(FrozenRecord):
     """A file too large to hold: compared and shown by size and a hash streamed from disk."""
 
     size: int

@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from .._records import FrozenRecord
+
 __all__ = ["ALWAYS_EXCLUDED", "TemplateFilter", "check_pattern"]
 
 ALWAYS_EXCLUDED = (".git", ".trialbook")
@@ -82,8 +84,8 @@ def _compile(pattern: str) -> tuple[re.Pattern[str], bool]:
     return re.compile(("" if anchored else "(?:.*/)?") + body), folders_only
 
 
-@dataclass(frozen=True)
-class TemplateFilter:
+@dataclass(frozen=True, eq=False, repr=False)
+class TemplateFilter(FrozenRecord):
     """Decides, path by path, whether a template entry stays out of the copy and the hash."""
 
     patterns: tuple[str, ...] = ()

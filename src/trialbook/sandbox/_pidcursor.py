@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .._records import FrozenRecord
 from ._procfs import ProcEntry, entry, read_proc
 
 __all__ = ["Cursor", "cursor", "forks", "span", "young"]
@@ -24,8 +25,8 @@ _PROBE_LIMIT = 32
 """Up to this many new pids are read one by one; more, and one listing of ``/proc`` is cheaper."""
 
 
-@dataclass(frozen=True)
-class Cursor:
+@dataclass(frozen=True, eq=False, repr=False)
+class Cursor(FrozenRecord):
     """The kernel's pid cursor at one moment: the last pid handed out and the forks made so far."""
 
     last_pid: int

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._owner import pid_alive
+from .._records import FrozenRecord
 
 __all__ = [
     "ProcEntry",
@@ -34,8 +35,8 @@ __all__ = [
 _PROC = Path("/proc")
 
 
-@dataclass(frozen=True)
-class ProcEntry:
+@dataclass(frozen=True, eq=False, repr=False)
+class ProcEntry(FrozenRecord):
     """One process: its parent, its state letter (``Z`` for a zombie), its marker value and its session.
 
     ``marker`` is ``None`` when the process has none or its environment was not read; ``session`` is

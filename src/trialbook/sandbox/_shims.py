@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from .._records import FrozenRecord
+
 __all__ = ["ShimConfig", "ShimMode", "bash_path", "shim_name_problem", "write_shim"]
 
 ShimMode = Literal["stub", "passthrough"]
@@ -42,8 +44,8 @@ def shim_name_problem(name: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class ShimConfig:
+@dataclass(frozen=True, eq=False, repr=False)
+class ShimConfig(FrozenRecord):
     """One shimmed binary and what its shim does after recording a call.
 
     ``stub`` runs ``script`` instead of the binary (nothing when ``None``); ``passthrough`` runs the real

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from .._records import Record
 from ._pidcursor import Cursor, cursor, forks, span, young
 from ._procfs import ProcEntry, marker, mid_exec, processes
 
@@ -27,8 +28,8 @@ _KILLED_WAIT_S = 1.0
 """How long one pass waits for the processes it killed to exit before it looks again."""
 
 
-@dataclass
-class Criteria:
+@dataclass(eq=False, repr=False)
+class Criteria(Record):
     """What makes a process one of the swept trials'."""
 
     variable: str
@@ -131,8 +132,8 @@ def wait_exit(pids: Collection[int], timeout_s: float) -> None:
                 os.close(fd)
 
 
-@dataclass
-class Swept:
+@dataclass(eq=False, repr=False)
+class Swept(Record):
     """What :func:`kill_until_clean` did."""
 
     killed: set[int]

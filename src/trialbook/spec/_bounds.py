@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import yaml
 
+from .._records import Record
+
 __all__ = ["MAX_DEPTH", "MAX_EXPANDED_NODES", "YamlTooLarge", "check_yaml_bounds"]
 
 MAX_EXPANDED_NODES = 100_000
@@ -33,8 +35,8 @@ class YamlTooLarge(Exception):
         self.fix = fix
 
 
-@dataclass
-class _Open:
+@dataclass(eq=False, repr=False)
+class _Open(Record):
     """A list or mapping whose end event has not come yet."""
 
     anchor: str | None

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from .._records import FrozenRecord
 from ..stats import COMPARE_ALPHA
 from ._context import Context
 from ._inputs import InstructionFile, SkillFolder
@@ -26,8 +27,8 @@ COMPARE_EXAMPLE = "compare: without"
 _LIST_EXAMPLE = "compare: {without: [AGENTS.md]}"
 
 
-@dataclass(frozen=True)
-class CompareSpec:
+@dataclass(frozen=True, eq=False, repr=False)
+class CompareSpec(FrozenRecord):
     """What the ``without`` arm leaves out, and the level its difference from ``with`` is judged at.
 
     ``without`` is ``None`` for every declared input, else the names as written (checked to be declared);

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._records import FrozenRecord
 from ..errors import ConfigError
 from ._problems import display_path
 
@@ -17,8 +18,8 @@ _SKIPPED_FOLDERS = {"node_modules", "__pycache__"}
 """Folders never searched, besides hidden ones: they hold installed code, not the user's evals."""
 
 
-@dataclass(frozen=True)
-class Found:
+@dataclass(frozen=True, eq=False, repr=False)
+class Found(FrozenRecord):
     """An eval file, the evals folder it was found under, and the id its path gives it."""
 
     path: Path

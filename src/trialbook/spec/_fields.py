@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._records import FrozenRecord
 from ..evidence import JsonObject
 
 __all__ = ["ASSERTION_KINDS", "DURATION_PATTERN", "FIELDS", "ID_PATTERN", "SIZE_PATTERN", "FieldDoc"]
@@ -32,8 +33,8 @@ _PATH: JsonObject = {"type": "string", "minLength": 1}
 _SCALAR: JsonObject = {"type": ["string", "number", "integer"]}
 
 
-@dataclass(frozen=True)
-class FieldDoc:
+@dataclass(frozen=True, eq=False, repr=False)
+class FieldDoc(FrozenRecord):
     """One key: its schema, what it means, and an example line that error messages suggest."""
 
     name: str

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from .._records import FrozenRecord
+
 if TYPE_CHECKING:
     from ._model import EvalSpec
 
@@ -53,8 +55,8 @@ def conventional_place(name: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class InstructionFile:
+@dataclass(frozen=True, eq=False, repr=False)
+class InstructionFile(FrozenRecord):
     """One declared instruction file.
 
     ``path`` is where it is placed in each sandbox (POSIX, relative to the sandbox root), which is also
@@ -72,8 +74,8 @@ class InstructionFile:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
-class SkillFolder:
+@dataclass(frozen=True, eq=False, repr=False)
+class SkillFolder(FrozenRecord):
     """One declared skill: a folder holding ``SKILL.md``, placed whole where each agent finds skills.
 
     ``name`` is the ``name:`` of ``SKILL.md``'s front matter, else the folder's name; ``tree_sha256``

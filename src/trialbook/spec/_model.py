@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from .._records import FrozenRecord
 from ..agents import AgentSpec
 from ..assertions import Assertion
 from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT
@@ -19,8 +20,8 @@ DEFAULT_TIMEOUT_S = 600.0
 """Ten minutes per trial: enough for an agent to set up a project, short enough to notice a hang."""
 
 
-@dataclass(frozen=True)
-class ShimSpec:
+@dataclass(frozen=True, eq=False, repr=False)
+class ShimSpec(FrozenRecord):
     """A binary put first on the sandbox's ``PATH`` so every call of it is recorded.
 
     ``passthrough`` then runs the real binary; ``stub`` runs ``script`` instead (a shell snippet), or
@@ -32,8 +33,8 @@ class ShimSpec:
     script: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class EvalSpec:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class EvalSpec(FrozenRecord):
     """One loaded eval file entry.
 
     ``prompt_template`` is the prompt before rendering (placeholders intact): rendering needs secrets from

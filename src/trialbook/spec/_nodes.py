@@ -11,14 +11,15 @@ from dataclasses import dataclass
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
 
+from .._records import FrozenRecord
 from ._bounds import YamlTooLarge, check_yaml_bounds
 from ._problems import Problems
 
 __all__ = ["Node", "from_python", "from_yaml"]
 
 
-@dataclass(frozen=True)
-class Node:
+@dataclass(frozen=True, eq=False, repr=False)
+class Node(FrozenRecord):
     """A value and where it was written.
 
     ``value`` is ``dict[str, Node]`` for a mapping, ``list[Node]`` for a sequence, and otherwise the

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
+from .._records import FrozenRecord
 from ..evidence import JsonValue
 
 __all__ = [
@@ -33,8 +34,8 @@ _TOKEN = re.compile(
 _SECRET_TOKEN = re.compile(r"(?<![\\$])\{\{\s*secrets\.(?P<name>[A-Za-z_][\w-]*)\s*\}\}")
 
 
-@dataclass(frozen=True)
-class Placeholder:
+@dataclass(frozen=True, eq=False, repr=False)
+class Placeholder(FrozenRecord):
     """One placeholder in a text: its name, whether it names a secret, and its 1-based line."""
 
     name: str

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .._records import FrozenRecord
 from ..errors import ConfigError
 from ..evidence import JsonValue
 from ..masking import MASK, Masker
@@ -15,8 +16,8 @@ from ._problems import display_path
 __all__ = ["MASK", "RenderedPrompt", "check_secrets", "render_options", "render_prompt", "secret_location"]
 
 
-@dataclass(frozen=True)
-class RenderedPrompt:
+@dataclass(frozen=True, eq=False, repr=False)
+class RenderedPrompt(FrozenRecord):
     """One prompt in its three forms.
 
     ``text`` goes to the agent; ``masked_text`` is what may be written or shown; ``for_hash`` names
