@@ -107,7 +107,9 @@ async def _run_agent(agent: Agent, task: AgentTask) -> AgentResult:
     started = time.monotonic()
     deadline = None if task.timeout_s is None else task.timeout_s + BACKSTOP_S
     try:
-        return await asyncio.wait_for(agent.run(task), deadline)
+        # A timeout block, not wait_for: no task of its own, so no extra event-loop turns per trial.
+        async with asyncio.timeout(deadline):
+            return await agent.run(task)
     except TimeoutError:
         message = f"the {agent.name} adapter did not stop within {BACKSTOP_S:.0f}s of the trial deadline"
         return _harness_failure(agent, message, "timeout", started, task.workdir)

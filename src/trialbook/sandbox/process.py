@@ -181,7 +181,9 @@ async def run_process(
 
     timed_out = False
     try:
-        await asyncio.wait_for(communicate(), timeout_s)
+        # A timeout block, not wait_for: no task of its own, so no extra event-loop turns per command.
+        async with asyncio.timeout(timeout_s):
+            await communicate()
     except TimeoutError:
         timed_out = True
         await _terminate(proc, protocol.exited)
@@ -244,8 +246,10 @@ def _finish(capture: OutputCapture, stream: StreamCapture | None, name: str) -> 
 async def _drain(pumps: asyncio.Future[Any], transport: asyncio.SubprocessTransport) -> None:
     """Collect what the pipes still hold, then close them even if a process outside the group holds them."""
     try:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(pumps), GRACE_S)
+        if not pumps.done():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(GRACE_S):
+                    await asyncio.shield(pumps)
     finally:
         transport.close()
         # Retrieved whenever it ends, so asyncio never reports "exception was never retrieved" (a
