@@ -39,17 +39,52 @@ MAX_TEXT_BYTES = 2 * 1024 * 1024
 """Files larger than this are compared by size and hash only, never diffed."""
 
 
-def _files(root: Path | None) -> dict[str, Path]:
-    if root is None or not root.is_dir():
+_FILE, _LINK, _OTHER = "file", "link", "other"
+_Found = tuple[str, str | None]
+"""A listed path and what the listing said it is (``None``: unknown, ask the file system)."""
+
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+
+
+def _files(root: Path | None, *, follow_root: bool = True) -> dict[str, _Found]:
+    """Every file and link under ``root`` by its ``/``-separated relative path; folders are walked.
+
+    One ``scandir`` per folder and nothing per entry: the listing says what each entry is (on file
+    systems whose listing cannot, ``DirEntry`` asks). A symlink to a folder is listed as a link, never
+    walked into. Without ``follow_root`` a ``root`` that is itself a link lists nothing: the agent can
+    replace its workdir with a link to anywhere, and the record must not walk wherever that leads.
+    """
+    if root is None:
         return {}
-    found: dict[str, Path] = {}
-    for folder, dirs, names in os.walk(root, followlinks=False):
-        dirs.sort()
-        base = Path(folder)
-        # A symlink to a folder is listed as a link, not walked into.
-        for name in [*names, *(d for d in dirs if (base / d).is_symlink())]:
-            path = base / name
-            found[path.relative_to(root).as_posix()] = path
+    top = os.fspath(root)
+    if not follow_root:
+        try:
+            if stat.S_ISLNK(os.lstat(top).st_mode):
+                return {}
+        except OSError:
+            return {}
+    found: dict[str, _Found] = {}
+    pending = [("", top)]
+    while pending:
+        prefix, folder = pending.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for entry in entries:
+            rel = prefix + entry.name
+            kind: str | None
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((rel + "/", entry.path))
+                    continue
+                kind = (
+                    _LINK if entry.is_symlink() else _FILE if entry.is_file(follow_symlinks=False) else _OTHER
+                )
+            except OSError:
+                kind = None
+            found[rel] = (entry.path, kind)
     return found
 
 
@@ -61,30 +96,47 @@ class _Large(FrozenRecord):
     sha256: str
 
 
-def _stream_hash(path: Path) -> str:
+def _read_all(fd: int, size: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, max(size + 1, 1 << 16)):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _stream_hash(fd: int) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+    while block := os.read(fd, 1 << 20):
+        digest.update(block)
     return digest.hexdigest()
 
 
-def _content(path: Path) -> bytes | _Large | None:
+def _content(found: _Found) -> bytes | _Large | None:
     """What to compare: a link's target, a regular file's data, ``None`` for anything else.
 
-    FIFOs, sockets and devices are never opened (reading a FIFO would block the run).
+    FIFOs, sockets and devices are never opened (reading a FIFO would block the run); a file is read
+    through one descriptor that follows no link and waits on nothing, and checked again once open.
     """
+    path, kind = found
     try:
-        info = os.lstat(path)
-        if stat.S_ISLNK(info.st_mode):
+        if kind is None:
+            mode = os.lstat(path).st_mode
+            kind = _LINK if stat.S_ISLNK(mode) else _FILE if stat.S_ISREG(mode) else _OTHER
+        if kind == _LINK:
             return b"-> " + os.fsencode(os.readlink(path))
-        if stat.S_ISREG(info.st_mode):
+        if kind != _FILE:
+            return None
+        fd = os.open(path, _READ_FLAGS)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return None
             if info.st_size > MAX_TEXT_BYTES:
-                return _Large(info.st_size, _stream_hash(path))
-            return path.read_bytes()
+                return _Large(info.st_size, _stream_hash(fd))
+            return _read_all(fd, info.st_size)
+        finally:
+            os.close(fd)
     except OSError:
         return None
-    return None
 
 
 def _text(data: bytes | _Large | None) -> str | None:
@@ -145,7 +197,9 @@ def _entry(
 _Content = bytes | _Large | None
 
 
-def _changed(template: dict[str, Path], work: dict[str, Path]) -> Iterator[tuple[str, _Content, _Content]]:
+def _changed(
+    template: dict[str, _Found], work: dict[str, _Found]
+) -> Iterator[tuple[str, _Content, _Content]]:
     for rel in sorted(template.keys() | work.keys()):
         old = _content(template[rel]) if rel in template else None
         new = _content(work[rel]) if rel in work else None
@@ -179,7 +233,8 @@ def record_changes(
         for rel, path in _files(template).items()
         if not any(rel == root or rel.startswith(root + "/") for root in replaced)
     }
-    for rel, old, new in _changed({**start, **(placed or {})}, _files(workdir)):
+    given = {rel: (os.fspath(path), None) for rel, path in (placed or {}).items()}
+    for rel, old, new in _changed({**start, **given}, _files(workdir, follow_root=False)):
         status = "created" if old is None else "deleted" if new is None else "modified"
         counts[status] += 1
         if len(entries) >= MAX_ENTRIES:

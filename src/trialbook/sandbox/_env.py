@@ -22,11 +22,22 @@ XDG_DIRS: dict[str, str] = {
 """The XDG base directories, relative to the isolated HOME, so tools keep their state in the trial."""
 
 
+_USERS: dict[int, str] = {}
+
+
 def _user() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # a uid without a passwd entry (some containers)
-        return str(os.getuid())
+    # Looked up once per uid: without LOGNAME or USER set, getuser reads the passwd database, a file
+    # opened and parsed for every trial otherwise. The variables are read each time, as getuser does.
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        if value := os.environ.get(name):
+            return value
+    uid = os.getuid()
+    if uid not in _USERS:
+        try:
+            _USERS[uid] = getpass.getuser()
+        except (KeyError, OSError):  # a uid without a passwd entry (some containers)
+            _USERS[uid] = str(uid)
+    return _USERS[uid]
 
 
 def build_env(
