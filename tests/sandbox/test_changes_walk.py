@@ -34,7 +34,7 @@ def test_nested_folders_are_walked_and_folder_links_are_listed_not_followed(tmp_
     outside.mkdir()
     (outside / "secret.txt").write_text("runner file\n")
     (work / "a" / "out").symlink_to(outside, target_is_directory=True)
-    record = record_changes(template, work, Masker())
+    record: Any = record_changes(template, work, Masker())
     assert _paths(record) == {"a/gone.txt": "deleted", "a/b/c/new.txt": "created", "a/out": "created"}
     [link] = [entry for entry in record["files"] if entry["path"] == "a/out"]
     assert link["diff"].endswith(f"+-> {outside}\n\\ No newline at end of file\n")
