@@ -8,20 +8,23 @@ minimum expected count. It is conservative (it flags fewer regressions than it c
 to err on when the flag asks a person to look at a PR.
 
 Everything here is pure arithmetic over integers (``math.comb`` and ``fractions.Fraction``), so there is
-no dependency on scipy and no floating-point drift in the tail sums.
+no dependency on scipy and no floating-point drift in the tail sums. ``fractions`` (and ``decimal``, which it
+imports) is loaded by the functions that need it, not with this module: a run that neither compares with a
+base nor stops trials early never uses it.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ._records import FrozenRecord
 
+if TYPE_CHECKING:
+    from fractions import Fraction
+
 __all__ = [
-    "ADAPTIVE_CONFIDENCE",
     "COMPARE_ALPHA",
     "DEFAULT_ALPHA",
     "REGRESSION_TEST_NAME",
@@ -81,6 +84,8 @@ def fisher_one_sided_less(passed_b: int, trials_b: int, passed_c: int, trials_c:
     passes follows a hypergeometric distribution; the p-value is its lower tail at ``passed_c``.
     Returned as a :class:`~fractions.Fraction` so callers and tests can compare exact values.
     """
+    from fractions import Fraction
+
     _check_counts(passed_b, trials_b, "base")
     _check_counts(passed_c, trials_c, "current")
     total = trials_b + trials_c
@@ -111,6 +116,8 @@ def fisher_two_sided(passed_a: int, trials_a: int, passed_b: int, trials_b: int)
     equal probability are never split by rounding, which float implementations patch with a tolerance.
     Symmetric in the two arms, and 1 when either arm has no trials or every trial has the same outcome.
     """
+    from fractions import Fraction
+
     _check_counts(passed_a, trials_a, "arm a")
     _check_counts(passed_b, trials_b, "arm b")
     if trials_a == 0 or trials_b == 0:
@@ -150,6 +157,8 @@ def regression_test(
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    from fractions import Fraction
+
     p = fisher_one_sided_less(passed_b, trials_b, passed_c, trials_c)
     return RegressionTest(p_value=float(p), regressed=p <= Fraction(alpha), alpha=alpha)
 
@@ -206,9 +215,6 @@ def rate_json(passed: int, trials: int) -> dict[str, float | None]:
     }
 
 
-ADAPTIVE_CONFIDENCE = Fraction(95, 100)
-"""How sure adaptive trials must be that the remaining trials would not change the verdict."""
-
 EarlyVerdict = Literal["pass", "fail"]
 
 
@@ -224,6 +230,8 @@ def needed_passes(trials: int, threshold: float) -> int:
 
 def _beta(a: int, b: int) -> Fraction:
     """The Beta function at whole numbers, exactly: (a-1)! (b-1)! / (a+b-1)!."""
+    from fractions import Fraction
+
     return Fraction(math.factorial(a - 1) * math.factorial(b - 1), math.factorial(a + b - 1))
 
 
@@ -234,6 +242,8 @@ def predictive_pass_probability(passed: int, ran: int, planned: int, threshold: 
     the trials seen, the passes among the remaining trials follow a beta-binomial distribution, whose
     upper tail is summed here exactly. It is 1 or 0 when the remaining trials cannot change the verdict.
     """
+    from fractions import Fraction
+
     _check_counts(passed, ran, "predictive_pass_probability")
     if planned < ran:
         raise ValueError(f"predictive_pass_probability: planned={planned} is fewer than ran={ran}")
@@ -249,21 +259,25 @@ def predictive_pass_probability(passed: int, ran: int, planned: int, threshold: 
 
 
 def early_verdict(
-    passed: int, ran: int, planned: int, threshold: float, *, confidence: Fraction = ADAPTIVE_CONFIDENCE
+    passed: int, ran: int, planned: int, threshold: float, *, confidence: Fraction | None = None
 ) -> EarlyVerdict | None:
     """The verdict adaptive trials may stop at after ``passed`` of ``ran``, or ``None`` to go on.
 
     Stop at ``pass`` when the trials so far meet the threshold and the chance that all ``planned`` would
     too is at least ``confidence``; at ``fail`` when they miss it and that chance is at most
-    ``1 - confidence``. A verdict the remaining trials cannot change any more is always a stop. Requiring
-    the trials so far to agree means the stopped verdict is also the verdict of the trials that ran.
+    ``1 - confidence``, 95% unless given. A verdict the remaining trials cannot change any more is always
+    a stop. Requiring the trials so far to agree means the stopped verdict is also the verdict of the
+    trials that ran.
     """
     if ran == 0:
         return None
+    from fractions import Fraction
+
+    sure = Fraction(95, 100) if confidence is None else confidence
     chance = predictive_pass_probability(passed, ran, planned, threshold)
     so_far = _meets(passed, ran, threshold)
-    if chance == 1 or (so_far and chance >= confidence):
+    if chance == 1 or (so_far and chance >= sure):
         return "pass"
-    if chance == 0 or (not so_far and chance <= 1 - confidence):
+    if chance == 0 or (not so_far and chance <= 1 - sure):
         return "fail"
     return None
