@@ -12,13 +12,13 @@ from ..errors import ExitCode, TrialbookError
 __all__ = ["EvidenceError", "EvidenceSchemaError", "EvidenceWriteError", "at_index", "at_key"]
 
 _ROOT = "(top level)"
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PLAIN_KEY = r"[A-Za-z_][A-Za-z0-9_]*"  # compiled (and cached by ``re``) for the first error
 
 
 @lru_cache(maxsize=4096)
 def _key_part(key: str) -> tuple[str, str]:
     # The same few dozen field names come by for every record the codec writes; quote each once.
-    if _PLAIN_KEY.fullmatch(key):
+    if re.fullmatch(_PLAIN_KEY, key):
         return ".", key
     return "", f"[{json.dumps(key, ensure_ascii=False)}]"
 

@@ -33,8 +33,9 @@ __all__ = [
 
 InputKind = Literal["instructions", "skill"]
 
-_SPACE = re.compile(r"\s+")
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n.*?\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+# Patterns as strings, compiled (and cached by ``re``) on first use: only loaded instructions need them.
+_SPACE = r"\s+"
+_FRONT_MATTER = r"(?s)\A---[ \t]*\r?\n.*?\r?\n---[ \t]*(?:\r?\n|\Z)"
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -57,7 +58,7 @@ def normalize_text(text: str) -> str:
     Agents re-wrap, indent or join instruction files when they put them into a request; what stays is the
     sequence of words.
     """
-    return _SPACE.sub(" ", text).strip()
+    return re.sub(_SPACE, " ", text).strip()
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -76,13 +77,14 @@ class DeclaredInput(FrozenRecord):
     @classmethod
     def instruction_file(cls, path: str, sha256: str, text: str) -> DeclaredInput:
         """An instruction file is loaded when its body is sent; front matter (``applyTo:``) may be dropped."""
-        body = normalize_text(_FRONT_MATTER.sub("", text, count=1))
+        body = normalize_text(re.sub(_FRONT_MATTER, "", text, count=1))
         return cls(path, "instructions", sha256, (body,) if body else ())
 
     @classmethod
     def skill(cls, path: str, sha256: str, description: str | None, skill_md: str) -> DeclaredInput:
         """A skill is loaded when its description is listed to the model, or its body is sent (invoked)."""
-        texts = [normalize_text(description or ""), normalize_text(_FRONT_MATTER.sub("", skill_md, count=1))]
+        body = re.sub(_FRONT_MATTER, "", skill_md, count=1)
+        texts = [normalize_text(description or ""), normalize_text(body)]
         return cls(path, "skill", sha256, tuple(text for text in texts if text))
 
 

@@ -107,12 +107,12 @@ _RACE_WORDS = (
     "but expected",
 )
 _PERMANENT_WORDS = ("hook", "denied", "declined", "protected", "permission", "forbidden")
-_PERMANENT_STATUS = re.compile(r"\b40[13]\b")  # whole numbers only: object ids are full of digits
+_PERMANENT_STATUS = r"\b40[13]\b"  # whole numbers only: object ids are full of digits; compiled when needed
 
 
 def is_race(message: str) -> bool:
     """Whether a refused push (or failed fetch from a path remote) is a race worth another round."""
     lowered = message.lower()
-    if any(word in lowered for word in _PERMANENT_WORDS) or _PERMANENT_STATUS.search(lowered):
+    if any(word in lowered for word in _PERMANENT_WORDS) or re.search(_PERMANENT_STATUS, lowered):
         return False
     return any(word in lowered for word in _RACE_WORDS) or ("reference" in lowered and "not found" in lowered)

@@ -19,7 +19,7 @@ __all__ = ["MIN_FORM_LENGTH", "bases", "secret_forms", "utf8"]
 MIN_FORM_LENGTH = 4
 """Shorter forms are never masked alone: ``***`` for every ``ab`` would destroy ordinary text."""
 
-_HEX_ESCAPE = re.compile(r"%[0-9A-F]{2}")
+_HEX_ESCAPE = r"%[0-9A-F]{2}"  # compiled (and cached by ``re``) for the first secret
 
 
 def utf8(text: str) -> bytes:
@@ -55,7 +55,7 @@ def _xml_forms(text: str) -> Iterator[str]:
 def _percent_forms(text: str) -> Iterator[str]:
     for encoded in (quote(text, safe=""), quote(text), quote_plus(text, safe="")):
         yield encoded
-        yield _HEX_ESCAPE.sub(lambda m: m.group(0).lower(), encoded)
+        yield re.sub(_HEX_ESCAPE, lambda m: m.group(0).lower(), encoded)
 
 
 def _base64_forms(raw: bytes) -> Iterator[str]:

@@ -45,7 +45,7 @@ _LAST_WORDS = frozenset({"auth"})
 """Words that name a credential only as a name's last word (``BASIC_AUTH``, not ``auth_mode``)."""
 _NOT_SECRETS = frozenset({"true", "false", "yes", "no", "on", "off", "none", "null"})
 """Switch values under a credential-like name: masking them would hide ordinary text."""
-_SCHEME = re.compile(r"^(?:Bearer|Basic|Token|Bot)\s+(\S+)$", re.IGNORECASE)
+_SCHEME = r"(?i)^(?:Bearer|Basic|Token|Bot)\s+(\S+)$"  # compiled (and cached by ``re``) for the first value
 
 
 def _is_credential_word(word: str) -> bool:
@@ -73,7 +73,7 @@ def _items(value: Any, path: str, name: str) -> Iterator[tuple[str, str]]:
     if isinstance(value, str):
         if is_credential_name(name) and value.strip().lower() not in _NOT_SECRETS:
             yield path, value
-            scheme = _SCHEME.match(value.strip())
+            scheme = re.match(_SCHEME, value.strip())
             if scheme is not None:
                 yield path, scheme[1]
     elif isinstance(value, Mapping):

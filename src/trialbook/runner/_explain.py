@@ -45,7 +45,8 @@ NAME_CHARS = 48
 STDERR_READ = 64 * 1024
 """Bytes read from the end of a CLI agent's stderr log: enough for any tail, bounded for a huge log."""
 
-_EVIDENCE_SUFFIX = re.compile(r"[;,:]?\s*(calls seen \(\d+\):|output ends with:|matched:)\s*$")
+_EVIDENCE_SUFFIX = r"[;,:]?\s*(calls seen \(\d+\):|output ends with:|matched:)\s*$"
+"""Compiled (and cached by ``re``) on first use: only a failed check is explained."""
 
 
 def fit(text: str, width: int) -> str:
@@ -68,7 +69,7 @@ def check_reason(record: AssertionRecord) -> tuple[str, list[str]]:
         lines = [record.error.strip(), *record.actual.strip().splitlines()[1:]]
     rest = [line for line in lines[1:] if line.strip()]
     first = lines[0] if lines else ""
-    heading = _EVIDENCE_SUFFIX.search(first)
+    heading = re.search(_EVIDENCE_SUFFIX, first)
     if heading is not None:
         first = first[: heading.start()].strip()
         rest.insert(0, heading.group(1))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 __all__ = ["head_commit"]
 
-_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_OBJECT_ID = r"[0-9a-f]{40}|[0-9a-f]{64}"  # compiled (and cached by ``re``) on first use
 
 
 class _AskLibgit2(Exception):
@@ -73,7 +73,7 @@ def _from_files(start: Path) -> str | None:
     if git_dir is None:
         return None
     head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
-    if _OBJECT_ID.fullmatch(head):
+    if re.fullmatch(_OBJECT_ID, head):
         return head
     ref = head.removeprefix("ref:").strip()
     if not head.startswith("ref:") or not ref.startswith("refs/heads/") or ".." in ref.split("/"):
@@ -86,7 +86,7 @@ def _from_files(start: Path) -> str | None:
     loose = common / ref
     if loose.is_file():
         target = loose.read_text(encoding="utf-8").strip()
-        if not _OBJECT_ID.fullmatch(target):
+        if not re.fullmatch(_OBJECT_ID, target):
             raise _AskLibgit2
         return target
     packed = common / "packed-refs"
@@ -94,7 +94,7 @@ def _from_files(start: Path) -> str | None:
         for line in packed.read_text(encoding="utf-8").splitlines():
             target, _, name = line.partition(" ")
             if name.strip() == ref:
-                if not _OBJECT_ID.fullmatch(target):
+                if not re.fullmatch(_OBJECT_ID, target):
                     raise _AskLibgit2
                 return target
     return None  # HEAD names a branch with no commit yet

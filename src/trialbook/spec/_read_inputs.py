@@ -34,8 +34,10 @@ __all__ = ["check_loaded_names", "read_instructions", "read_skills"]
 _INSTRUCTIONS_EXAMPLE = "instructions: [../AGENTS.md, {path: ../docs/AGENTS.md, to: AGENTS.md}]"
 _SKILLS_EXAMPLE = "skills: [../.claude/skills/deploy]"
 _T = TypeVar("_T")
-_SKILL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+# Patterns as strings, compiled (and cached by ``re``) on first use: only evals with skills or
+# instruction files need them.
+_SKILL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+_FRONT_MATTER = r"(?s)\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)"
 
 
 def _read_text(path: Path, what: str, written: str, limit: int) -> tuple[str | None, str | None]:
@@ -156,7 +158,7 @@ def read_instructions(node: Node, ctx: Context) -> tuple[InstructionFile, ...] |
 
 def _front_matter(text: str) -> dict[str, object] | str:
     """The ``---`` block at the top of ``SKILL.md`` as a mapping, or what is wrong with it."""
-    match = _FRONT_MATTER.match(text)
+    match = re.match(_FRONT_MATTER, text)
     if match is None:
         return {}
     try:
@@ -226,7 +228,7 @@ def _skill(item: Node, field: str, ctx: Context) -> SkillFolder | None:
         return None
     name = meta.get("name", folder.name)
     description = meta.get("description")
-    if not isinstance(name, str) or not _SKILL_NAME.fullmatch(name):
+    if not isinstance(name, str) or not re.fullmatch(_SKILL_NAME, name):
         fix = "give SKILL.md a name: of letters, digits, '.', '_' and '-' (at most 64)"
         ctx.problems.add(item.line, field, f"the skill name {name!r} is not usable as a folder name", fix)
         return None
