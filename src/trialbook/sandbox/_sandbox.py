@@ -134,24 +134,52 @@ def _make_writable(root: Path) -> None:
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
 
 
-def _empty(folder: int) -> None:
-    """Remove everything inside the open folder ``folder``: by name relative to it, following no link.
+_OPEN_LEVELS = 32
+"""Folders a removal holds open at once; one nested deeper is first moved up into the tree's top folder."""
+
+
+def _listing(folder: int) -> list[tuple[str, bool]]:
+    with os.scandir(folder) as listing:
+        return [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in listing]
+
+
+def _empty(top: int) -> None:
+    """Remove everything inside the open folder ``top``: by name relative to it, following no link.
 
     Each entry is what the folder's listing says it is; a folder is opened with ``O_NOFOLLOW``, so a
     link swapped in for it fails to open (and the careful way takes over) instead of being walked.
+    No recursion, and at most :data:`_OPEN_LEVELS` descriptors: an agent can nest folders thousands
+    deep, past both Python's recursion limit and the descriptor limit, so a folder found that deep is
+    renamed into ``top`` (the same file system) and emptied from there.
     """
-    with os.scandir(folder) as listing:
-        entries = list(listing)
-    for entry in entries:
-        if not entry.is_dir(follow_symlinks=False):
-            os.unlink(entry.name, dir_fd=folder)
-            continue
-        inner = os.open(entry.name, _FOLDER_FLAGS, dir_fd=folder)
-        try:
-            _empty(inner)
-        finally:
-            os.close(inner)
-        os.rmdir(entry.name, dir_fd=folder)
+    stack: list[tuple[int, list[tuple[str, bool]], str]] = [(top, _listing(top), "")]
+    try:
+        while stack:
+            folder, entries, name = stack[-1]
+            if not entries:
+                stack.pop()
+                if stack:  # an emptied folder inside: close it, then remove it from its parent
+                    os.close(folder)
+                    os.rmdir(name, dir_fd=stack[-1][0])
+                continue
+            entry, is_folder = entries.pop()
+            if not is_folder:
+                os.unlink(entry, dir_fd=folder)
+            elif len(stack) < _OPEN_LEVELS:
+                inner = os.open(entry, _FOLDER_FLAGS, dir_fd=folder)
+                try:
+                    listed = _listing(inner)
+                except BaseException:
+                    os.close(inner)
+                    raise
+                stack.append((inner, listed, entry))
+            else:
+                moved = f".trialbook-deep-{os.urandom(6).hex()}"
+                os.rename(entry, moved, src_dir_fd=folder, dst_dir_fd=top)
+                stack[0][1].append((moved, True))
+    finally:
+        for folder, _, _ in stack[1:]:
+            os.close(folder)
 
 
 def _remove_quickly(path: Path) -> None:
@@ -171,26 +199,26 @@ def _remove_quickly(path: Path) -> None:
 def remove_tree(path: Path) -> None:
     """Remove ``path`` and everything in it, read-only folders and files included; gone already is fine.
 
-    Links are removed, never followed. The quick way gives up at the first error (a read-only folder,
-    a link swapped in for a folder), and the careful way (``shutil.rmtree`` after opening every folder
-    up) removes what is left, or raises.
+    Links are removed, never followed, and nesting of any depth is removed. The quick way gives up at
+    the first error (a read-only folder, a link swapped in for a folder); then every folder is opened
+    up and the quick way tries once more, and ``shutil.rmtree`` removes what is left, or raises.
     """
-    try:
-        _remove_quickly(path)
-        return
-    except FileNotFoundError:
-        if not os.path.lexists(path):
+    for opened_up in (False, True):
+        if opened_up:
+            _make_writable(path)
+        try:
+            _remove_quickly(path)
             return
-    except OSError:
-        pass
+        except FileNotFoundError:
+            if not os.path.lexists(path):
+                return
+        except OSError:
+            pass
     try:
         shutil.rmtree(path)
     except FileNotFoundError:
         if os.path.lexists(path):
             raise
-    except OSError:
-        _make_writable(path)
-        shutil.rmtree(path)
 
 
 def _copy_template(template: Path, workdir: Path, keep: TemplateFilter) -> CopyMethod:
