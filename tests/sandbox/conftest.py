@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.sandbox.procs import open_cgroup_scope
 from trialbook.sandbox import Sandbox, ShimConfig, create_sandbox
 from trialbook.sandbox.supervisor import TrialScope, supervisor
 
@@ -48,3 +49,12 @@ def scope(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> It
     assert opened.mechanism == request.param
     yield opened
     opened.close()
+
+
+@pytest.fixture
+def holder(monkeypatch: pytest.MonkeyPatch) -> Iterator[TrialScope]:
+    """A cgroup trial open beside the ones under test, as in a run of several: the folder of groups stays."""
+    monkeypatch.setenv("TRIALBOOK_CGROUP", "on")
+    scope = open_cgroup_scope()
+    yield scope
+    scope.close()

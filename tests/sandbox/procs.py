@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from trialbook.sandbox import run_process
-from trialbook.sandbox.supervisor import TRIAL_MARKER, TrialScope
+from trialbook.sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 
 
 def running(pid: int) -> bool:
@@ -41,3 +41,10 @@ def run_in_trial(scope: TrialScope, script: str, cwd: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", TRIAL_MARKER: scope.marker}
     outcome = asyncio.run(run_process(["bash", "-c", script], cwd=cwd, env=env, timeout_s=60))
     assert outcome.returncode == 0, outcome.stderr
+
+
+def open_cgroup_scope() -> TrialScope:
+    """A new trial scope that has a cgroup of its own (``TRIALBOOK_CGROUP=on`` is the caller's)."""
+    scope = supervisor().open_trial()
+    assert scope.mechanism == "cgroup" and scope.group is not None
+    return scope

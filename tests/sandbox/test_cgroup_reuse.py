@@ -11,16 +11,15 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.sandbox.procs import read_pids, running, wait_gone
+from tests.sandbox.procs import open_cgroup_scope, read_pids, running, wait_gone
 from trialbook.sandbox import run_process
 from trialbook.sandbox._cgroup import CgroupRoot
 from trialbook.sandbox._procfs import has_procfs
-from trialbook.sandbox.supervisor import TrialScope, supervisor
+from trialbook.sandbox.supervisor import TrialScope
 
 pytestmark = pytest.mark.skipif(not has_procfs(), reason="no /proc on this system (documented limit)")
 
@@ -36,18 +35,7 @@ def _members(group: Path) -> list[int]:
     return [int(pid) for pid in (group / "cgroup.threads").read_text().split()]
 
 
-def _open() -> TrialScope:
-    scope = supervisor().open_trial()
-    assert scope.mechanism == "cgroup" and scope.group is not None
-    return scope
-
-
-@pytest.fixture
-def holder() -> Iterator[TrialScope]:
-    """A trial open beside the ones under test, as in a run of several: the folder of groups stays."""
-    scope = _open()
-    yield scope
-    scope.close()
+_open = open_cgroup_scope
 
 
 def _leave_behind(scope: TrialScope, pids: Path, cwd: Path) -> int:

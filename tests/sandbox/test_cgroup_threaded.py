@@ -16,15 +16,14 @@ import signal
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.sandbox.procs import read_pids, run_in_trial, running, wait_gone
+from tests.sandbox.procs import open_cgroup_scope, read_pids, run_in_trial, running, wait_gone
 from trialbook.sandbox._cgroup import sweep_stale_roots
 from trialbook.sandbox._procfs import has_procfs
-from trialbook.sandbox.supervisor import TrialScope, supervisor
+from trialbook.sandbox.supervisor import TrialScope
 
 pytestmark = pytest.mark.skipif(not has_procfs(), reason="no /proc on this system (documented limit)")
 
@@ -40,18 +39,9 @@ def cgroups(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _open() -> TrialScope:
-    scope = supervisor().open_trial()
-    assert scope.mechanism == "cgroup" and scope.group is not None and scope.join is not None
-    assert scope.join.name == "cgroup.threads", "this machine allows a threaded subtree"
+    scope = open_cgroup_scope()
+    assert scope.join is not None and scope.join.name == "cgroup.threads", "this machine allows threads"
     return scope
-
-
-@pytest.fixture
-def holder() -> Iterator[TrialScope]:
-    """A trial open beside the ones under test, as in a run of several: the folder of groups stays."""
-    scope = _open()
-    yield scope
-    scope.close()
 
 
 def test_trialbook_and_what_it_started_outside_trials_go_home_when_the_run_ends(tmp_path: Path) -> None:
