@@ -16,6 +16,7 @@ from ..assertions import Call, evaluate_all
 from ..evidence import AgentResult, AssertionRecord, JsonObject
 from ..masking import Masker, masked_call, masked_record, masked_result
 from ..sandbox import Sandbox, ShimConfig
+from ..sandbox._calllog import parse_call_log
 from ..sandbox._capture import OutputCapture
 from ..sandbox._changes import CHANGES_FILE, record_changes
 from ..verdict import trial_passed
@@ -86,18 +87,22 @@ def check_trial(
     """
     # Snapshot the log now: commands that checks run later go through the shims too, but they are
     # not the agent's calls.
-    agent_calls = sandbox.call_log.read_bytes() if sandbox.call_log.exists() else b""
+    try:
+        agent_calls = sandbox.call_log.read_bytes()
+    except FileNotFoundError:  # no shims, so no log
+        agent_calls = b""
     # Likewise the file changes: what the agent left behind, before checks run their own commands.
     folder = skills_folder(agent)
     placed = placed_sources(request.instructions, request.skills, folder)
     replaced = placed_roots(request.instructions, request.skills, folder)
     changes = record_changes(request.template, sandbox.workdir, masker, placed, replaced)
-    finished = sandbox.finished(result, capture)
-    if finished.call_log_problems:
+    # The snapshot is the log the checks see too: read once, parsed once.
+    log = parse_call_log(agent_calls, source=str(sandbox.call_log))
+    if log.problems:
         # A torn or unreadable call-log line means the record of what the agent ran is incomplete.
-        problems = tuple(f"call log: {problem}" for problem in finished.call_log_problems)
+        problems = tuple(f"call log: {problem}" for problem in log.problems)
         result = replace(result, capture_errors=(*result.capture_errors, *problems))
-        finished = sandbox.finished(result, capture)
+    finished = sandbox.finished(result, capture, log=log)
     calls = tuple(finished.calls)  # the agent's calls: read before the checks run their commands
     records = evaluate_all(request.assertions, finished)
     passed = trial_passed(result, [record.passed for record in records])

@@ -68,12 +68,18 @@ class Sandbox:
         """The calls logged so far, in the order they started; see ``call_log_problems`` for bad lines."""
         return list(self.read_call_log().calls)
 
-    def finished(self, result: AgentResult, capture: OutputCapture | None = None) -> SandboxTrial:
+    def finished(
+        self, result: AgentResult, capture: OutputCapture | None = None, *, log: CallLog | None = None
+    ) -> SandboxTrial:
         """The trial as assertions see it once the agent stopped, with the call log read now.
 
-        ``capture`` bounds, masks and records the output of the commands checks run.
+        ``capture`` bounds, masks and records the output of the commands checks run. ``log`` is the
+        call log when the caller read it already (its problems become :attr:`call_log_problems`).
         """
-        log = self.read_call_log()
+        if log is None:
+            log = self.read_call_log()
+        else:
+            self.call_log_problems = log.problems
         return SandboxTrial(
             workdir=self.workdir,
             env=self.env,
@@ -254,7 +260,10 @@ def create_sandbox(
         raise ValueError(f"each binary can be shimmed once; repeated: {', '.join(duplicates)}")
     if root is not None:
         root.mkdir(parents=True, exist_ok=True)
-    path = Path(tempfile.mkdtemp(prefix=temp_prefix(), dir=root)).resolve()
+    # The folder made inside the real parent is real itself: resolving the parent costs an lstat per
+    # component of the parent, resolving the folder one more and a stat.
+    parent = os.path.realpath(tempfile.gettempdir() if root is None else root)
+    path = Path(tempfile.mkdtemp(prefix=temp_prefix(), dir=parent))
     sandbox: Sandbox | None = None
     try:
         original_path = runner_path() if base_path is None else base_path
@@ -268,13 +277,13 @@ def create_sandbox(
         )
         sandbox = Sandbox(path, env)
         if template is None:
-            sandbox.workdir.mkdir()
+            os.mkdir(sandbox.workdir)
         else:
             sandbox.copy = _copy_template(template, sandbox.workdir, TemplateFilter.of(exclude))
-        sandbox.home.mkdir()
-        sandbox.tmp.mkdir()
+        os.mkdir(sandbox.home)
+        os.mkdir(sandbox.tmp)
         if shims:
-            sandbox.shim_dir.mkdir()
+            os.mkdir(sandbox.shim_dir)
             sandbox.call_log.touch()
         for shim in shims:
             write_shim(
