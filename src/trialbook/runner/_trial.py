@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+from .._records import FrozenRecord
 from ..agents import Agent, AgentTask
 from ..assertions import Assertion, Call, quick_checks
 from ..evidence import AgentResult, AssertionRecord
@@ -41,8 +42,8 @@ BACKSTOP_S = 30.0
 """Extra time an adapter gets past the trial deadline to stop on its own before the runner cancels it."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class TrialRequest:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class TrialRequest(FrozenRecord):
     """Everything one trial needs, already rendered."""
 
     eval_id: str
@@ -65,8 +66,8 @@ class TrialRequest:
     output_limit: int = DEFAULT_OUTPUT_LIMIT
 
 
-@dataclass(frozen=True)
-class TrialOutcome:
+@dataclass(frozen=True, eq=False, repr=False)
+class TrialOutcome(FrozenRecord):
     """A finished trial. ``cost_usd`` is reported or estimated cost, ``None`` when unknown."""
 
     request: TrialRequest

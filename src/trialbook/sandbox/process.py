@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._records import FrozenRecord
 from ._capture import OutputCapture, StreamCapture
 from ._watcher import prefer_pidfd_watcher
 from .supervisor import supervisor
@@ -29,8 +30,8 @@ GRACE_S = 2.0
 """How long a process group gets between SIGTERM and SIGKILL."""
 
 
-@dataclass(frozen=True)
-class ProcessOutcome:
+@dataclass(frozen=True, eq=False, repr=False)
+class ProcessOutcome(FrozenRecord):
     """How a process ended. ``returncode`` is ``None`` when it was killed for the deadline."""
 
     returncode: int | None
