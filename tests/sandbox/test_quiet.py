@@ -7,6 +7,7 @@ alive. Real processes, with both Linux mechanisms (cgroup and marker sweep).
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -36,9 +37,22 @@ def _escape(scope: TrialScope, tmp_path: Path, how: str) -> list[int]:
     return read_pids(pids)
 
 
+def _quiet_soon(scope: TrialScope) -> bool:
+    """Whether a look finds the trial quiet within a few tries.
+
+    A look also says "not quiet" when it meets a process it cannot read yet: one of the machine's,
+    between ``fork`` and ``exec``. On a busy machine that happens; the runner then sweeps in a thread.
+    """
+    for _ in range(50):
+        if scope.quiet():
+            return True
+        time.sleep(0.02)
+    return False
+
+
 def test_a_quiet_trial_is_quiet_and_closes_with_nothing_to_kill(scope: TrialScope, tmp_path: Path) -> None:
     _run(scope, "echo ok > out.txt", tmp_path)
-    assert scope.quiet()
+    assert _quiet_soon(scope)
     assert scope.close() == 0
     assert scope.killed == 0
 
@@ -57,7 +71,7 @@ def test_a_live_escapee_makes_the_look_fail_and_survives_it(
     assert scope.killed == 0
     assert scope.sweep() == 1
     assert wait_gone([pid]) == []
-    assert scope.quiet()
+    assert _quiet_soon(scope)
     assert scope.close() == 0
     assert scope.killed == 1
 
@@ -81,7 +95,7 @@ def test_a_member_of_the_cgroup_without_the_marker_makes_the_look_fail(
 def test_a_process_started_after_a_quiet_look_is_found_by_the_next(scope: TrialScope, tmp_path: Path) -> None:
     """A quiet look moves the starting point of the next look; a later command's escapes lie past it."""
     _run(scope, "true", tmp_path)
-    assert scope.quiet()
+    assert _quiet_soon(scope)
     (pid,) = _escape(scope, tmp_path, "new session")
     assert not scope.quiet()
     assert scope.close() == 1
