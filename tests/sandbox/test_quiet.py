@@ -7,6 +7,8 @@ alive. Real processes, with both Linux mechanisms (cgroup and marker sweep).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from pathlib import Path
 
@@ -14,7 +16,7 @@ import pytest
 
 from tests.sandbox.procs import read_pids, running, wait_gone
 from tests.sandbox.procs import run_in_trial as _run
-from trialbook.sandbox import _sweep
+from trialbook.sandbox import _sweep, run_process
 from trialbook.sandbox._procfs import has_procfs
 from trialbook.sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 
@@ -108,3 +110,42 @@ def test_without_proc_the_look_never_claims_quiet(scope: TrialScope, monkeypatch
 
     monkeypatch.setattr(module, "has_procfs", lambda: False)
     assert not scope.quiet()
+
+
+def test_a_look_leaves_other_running_trials_processes_unread(
+    scope: TrialScope, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process in another running trial's command session is that trial's (no process joins a session
+    it did not start): a look does not read it to see whether it is mid-exec, and finds its trial quiet."""
+    other = supervisor().open_trial()
+    asked: list[int] = []
+    real = _sweep.mid_exec  # type: ignore[attr-defined]
+
+    def mid_exec(pid: int) -> bool:
+        asked.append(pid)
+        return bool(real(pid))
+
+    async def both() -> int:
+        theirs = asyncio.ensure_future(
+            run_process(["sleep", "300"], cwd=tmp_path, env=other.env(ENV), timeout_s=60)
+        )
+        while not other.leaders:
+            await asyncio.sleep(0.01)
+        (leader,) = other.leaders
+        try:
+            mine = await run_process(["true"], cwd=tmp_path, env=scope.env(ENV), timeout_s=60)
+            assert mine.returncode == 0
+            monkeypatch.setattr(_sweep, "mid_exec", mid_exec)
+            assert _quiet_soon(scope)
+            assert running(leader)
+            return leader
+        finally:
+            theirs.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await theirs
+
+    try:
+        leader = asyncio.run(both())
+        assert leader not in asked
+    finally:
+        other.close()

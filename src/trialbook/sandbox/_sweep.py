@@ -170,14 +170,22 @@ def kill_until_clean(
     made = forks() if settle else None
     for _ in range(_MAX_ROUNDS):
         entries, now, _ = table(start, since)
-        found = doomed(entries, criteria(now))
+        judged = criteria(now)
+        found = doomed(entries, judged)
         alive = {e.pid for e in entries if e.pid in found and e.state != "Z"}
         swept.ours.update(e.pid for e in entries if e.pid in found and e.ppid == me)
         if probe and alive:
             return swept
         if not alive:
+            # A process in another running trial's session is that trial's, whatever it carries
+            # (no process can join a session it did not start): whether it is mid-exec does not matter.
             settling = (
-                e for e in entries if e.pid not in found and e.state != "Z" and 2 not in (e.pid, e.ppid)
+                e
+                for e in entries
+                if e.pid not in found
+                and e.state != "Z"
+                and 2 not in (e.pid, e.ppid)
+                and e.session not in judged.foreign
             )
             if any(e.ppid != 0 and mid_exec(e.pid) for e in settling):
                 # Its environment is not readable yet, so its marker cannot be told: look again.
