@@ -53,9 +53,12 @@ def _remember(pair: tuple[int, int], works: bool) -> None:
         _SUPPORT.setdefault(pair, works)
 
 
+_HAS_RANGE = hasattr(os, "copy_file_range")
+
+
 def _kernel_copy(src: int, dst: int, size: int) -> None:
     copied = 0
-    use_range = hasattr(os, "copy_file_range")
+    use_range = _HAS_RANGE
     while copied < size or size == 0:
         try:
             if use_range:
@@ -90,8 +93,8 @@ def _copy_file(source: str, target: str, info: os.stat_result, target_dev: int) 
     src = os.open(source, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
         now = os.fstat(src)
-        kind = special_kind(now.st_mode)
-        if kind is not None or not stat.S_ISREG(now.st_mode):
+        if not stat.S_ISREG(now.st_mode):
+            kind = special_kind(now.st_mode)
             raise SpecialFileError(
                 f"{source} is {kind or 'not a file'}; a sandbox template may hold only files"
             )
@@ -145,7 +148,7 @@ def copy_tree(template: Path, workdir: Path, kept: Kept) -> CopyMethod:
             if not kept(relative, is_dir):
                 continue
             info = entry.stat(follow_symlinks=False)
-            target = os.path.join(target_dir, entry.name)
+            target = f"{target_dir}/{entry.name}"
             if is_dir:
                 os.mkdir(target, 0o700)
                 folders.append((target, info))

@@ -233,7 +233,10 @@ def _copy_template(template: Path, workdir: Path, keep: TemplateFilter) -> CopyM
     # A real copy (reflinks are copy-on-write), not hard links: the agent edits these files and other
     # trials must not see it.
     try:
-        return copy_tree(template, workdir, lambda relative, is_dir: keep.kept(relative, is_dir=is_dir))
+        # The copy never enters a folder it left out, so an entry's own pattern is all that decides.
+        return copy_tree(
+            template, workdir, lambda relative, is_dir: not keep.excluded(relative, is_dir=is_dir)
+        )
     except SpecialFileError as exc:
         raise ConfigError(str(exc)) from None
 
