@@ -98,6 +98,17 @@ def doomed(entries: Iterable[ProcEntry], criteria: Criteria) -> set[int]:
     return found
 
 
+def _unsettled(pid: int, criteria: Criteria) -> bool:
+    """Whether a process this pass did not take may still be one of the swept trials'.
+
+    It may be inside ``execve`` (its environment not readable yet), or it may have finished its exec
+    since this pass read its marker: then its environment shows one of the trials' markers now.
+    """
+    if mid_exec(pid):
+        return True
+    return bool(criteria.markers) and marker(pid, criteria.variable) in criteria.markers
+
+
 def _held(entry: ProcEntry, held: Mapping[int, int | None]) -> bool:
     if entry.session is None or entry.session not in held:
         return False
@@ -187,8 +198,8 @@ def kill_until_clean(
                 and 2 not in (e.pid, e.ppid)
                 and e.session not in judged.foreign
             )
-            if any(e.ppid != 0 and mid_exec(e.pid) for e in settling):
-                # Its environment is not readable yet, so its marker cannot be told: look again.
+            if any(e.ppid != 0 and _unsettled(e.pid, judged) for e in settling):
+                # Its environment was not readable yet when this pass read it: look again.
                 if probe:
                     return swept
                 time.sleep(0.001)
