@@ -24,6 +24,7 @@ __all__ = [
     "boot_ticks",
     "clock_agrees",
     "entry",
+    "environ_value",
     "has_procfs",
     "marker",
     "mid_exec",
@@ -210,15 +211,15 @@ _ENV_END = 48
 """Index of ``env_end`` (field 51 of ``/proc/<pid>/stat``) among the fields after the command name."""
 
 
-def mid_exec(pid: int) -> bool:
+def mid_exec(pid: int, environ: bytes | None = None) -> bool:
     """Whether ``pid`` is inside ``execve``: its new memory holds no arguments or environment yet.
 
     In that moment (after the starter of a command already saw it exec) ``/proc/<pid>/environ`` reads
     empty, so a marker it carries cannot be seen; a moment later it can. Kernel threads read so too, and
-    are not asked.
+    are not asked. ``environ``: what the caller just read from ``/proc/<pid>/environ``, if it did.
     """
     try:
-        if read_proc(f"/proc/{pid}/environ") != b"":
+        if (read_proc(f"/proc/{pid}/environ") if environ is None else environ) != b"":
             return False
         if read_proc(f"/proc/{pid}/cmdline") == b"":
             return True
@@ -249,6 +250,11 @@ def marker(pid: int, variable: str) -> str | None:
         environ = read_proc(f"/proc/{pid}/environ")
     except OSError:
         return None
+    return environ_value(environ, variable)
+
+
+def environ_value(environ: bytes, variable: str) -> str | None:
+    """The value of ``variable`` in a raw ``/proc/<pid>/environ``; ``None`` if it is not there."""
     return _value(b"\0" + environ, b"\0" + variable.encode() + b"=")
 
 

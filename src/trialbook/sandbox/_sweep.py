@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from .._records import Record
 from ._pidcursor import Cursor, cursor, forks, span, young
-from ._procfs import ProcEntry, marker, mid_exec, processes
+from ._procfs import ProcEntry, environ_value, marker, mid_exec, processes, read_proc
 
 __all__ = ["Criteria", "Swept", "doomed", "kill_until_clean", "reap", "table", "wait_exit"]
 
@@ -104,9 +104,13 @@ def _unsettled(pid: int, criteria: Criteria) -> bool:
     It may be inside ``execve`` (its environment not readable yet), or it may have finished its exec
     since this pass read its marker: then its environment shows one of the trials' markers now.
     """
-    if mid_exec(pid):
-        return True
-    return bool(criteria.markers) and marker(pid, criteria.variable) in criteria.markers
+    try:
+        environ = read_proc(f"/proc/{pid}/environ")  # once, for both questions
+    except OSError:
+        return False
+    if not environ:
+        return mid_exec(pid, environ)
+    return bool(criteria.markers) and environ_value(environ, criteria.variable) in criteria.markers
 
 
 def _held(entry: ProcEntry, held: Mapping[int, int | None]) -> bool:
