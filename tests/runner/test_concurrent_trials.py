@@ -108,3 +108,43 @@ def test_at_concurrency_2_a_trial_starts_only_against_what_the_finished_ones_spe
     assert report.ledger.spent_usd == pytest.approx(2.0)
     assert sorted(p.name for p in scratch.iterdir() if p.name.startswith("trialbook-")) == []
     assert len(list((tmp_path / "results").glob("evals/costly/s/trial-*/result.json"))) == 4
+
+
+def test_later_trials_reuse_emptied_folders_and_still_start_fresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each trial fails unless its folders start empty, then fills them and names the inode of its HOME:
+    # a reused HOME shows the same inode in a later trial, under another path.
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    script = (
+        '[ -z "$(ls -A .)" ] && [ -z "$(ls -A "$HOME")" ] && [ -z "$(ls -A "$TMPDIR")" ] || exit 9; '
+        '[ "$(ls -A ..)" = "$(printf "home\\ntmp\\nwork")" ] || exit 8; '
+        'mkdir -p "$HOME/.cache/x" a/b; touch "$TMPDIR/t" a/b/c ../extra; '
+        'echo "inode $(stat -c %i "$HOME") at $PWD"'
+    )
+    path = tmp_path / "evals" / "again.eval.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        f"prompt_text: work\nagents: [{{name: s, script: {json.dumps(script)}}}]\ntrials: 12\n"
+        "assert:\n  - file_exists: a/b/c\n"
+    )
+    report = run(
+        RunOptions(
+            paths=(path,),
+            concurrency=2,
+            unsafe_local=True,
+            results_dir=tmp_path / "results",
+            environ={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        )
+    )
+    outcomes = [outcome for result in report.results for outcome in result.outcomes]
+    assert len(outcomes) == 12
+    assert all(outcome.passed for outcome in outcomes), [o.explanation for o in outcomes]
+    logs = [p.read_text() for p in (tmp_path / "results").glob("evals/again/s/trial-*/script.log")]
+    said = [line.split() for log in logs for line in log.splitlines() if line.startswith("inode ")]
+    assert len(said) == 12
+    assert len({where for *_, where in said}) == 12  # a path of its own for each trial
+    assert len({inode for _, inode, *_ in said}) < 12  # and folders made once, used again
+    assert sorted(p.name for p in scratch.iterdir() if p.name.startswith("trialbook-")) == []

@@ -266,8 +266,9 @@ async def run_plan(
     loop.set_default_executor(
         ThreadPoolExecutor(max_workers=max(1, concurrency) + 4, thread_name_prefix="trialbook-trial")
     )
-    # A finished trial's folder is removed while the next trial already runs (see SandboxRemover).
-    remover = SandboxRemover(limit=2 * max(1, concurrency))
+    # A finished trial's folder is emptied while the next trial already runs, and reused by a later
+    # trial when it passes for a fresh one (see SandboxRemover).
+    remover = SandboxRemover(limit=2 * max(1, concurrency), keep=2 * max(1, concurrency))
     counters = {"running": 0, "done": 0, "remaining": total}
     running: set[asyncio.Task[None]] = set()
 

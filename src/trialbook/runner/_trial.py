@@ -165,8 +165,10 @@ async def settle(function: Callable[[], _T]) -> tuple[_T, bool]:
     return task.result(), cancelled
 
 
-def _open_sandbox(request: TrialRequest) -> Sandbox:
+def _open_sandbox(request: TrialRequest, remover: SandboxRemover | None = None) -> Sandbox:
     request.folder.mkdir(parents=True, exist_ok=True)
+    # A kept sandbox stays the trial's own: only folders the remover will get back are reused.
+    reuse = remover is not None and remover.keeps and not request.keep_sandbox
     return create_sandbox(
         root=request.sandbox_root,
         template=request.template,
@@ -174,6 +176,8 @@ def _open_sandbox(request: TrialRequest) -> Sandbox:
         shims=request.shims,
         secrets=request.secrets,
         extra_env=request.agent_env,
+        shell=remover.take(request.sandbox_root) if reuse and remover is not None else None,
+        reusable=reuse,
     )
 
 
@@ -216,7 +220,7 @@ async def run_trial(
     try:
         # In a worker thread: making folders waits for the disk, which on some disks takes milliseconds
         # (``discard``), and the event loop must meanwhile serve the trials that are running.
-        sandbox, cancelled = await settle(functools.partial(_open_sandbox, request))
+        sandbox, cancelled = await settle(functools.partial(_open_sandbox, request, remover))
     except BaseException:
         scope.close()
         raise

@@ -12,7 +12,9 @@ so a later run can sweep it once that process is gone)::
 
 Without shims, ``shims/`` and ``calls.jsonl`` are not made (``PATH`` still names the folder first, and
 the log reads as empty). Every folder counts: on some disks making one costs nearly a millisecond of
-CPU (a block is allocated for it) and removing it milliseconds more, so a trial makes four.
+CPU (a block is allocated for it) and removing it milliseconds more, so a trial makes four, and within
+a run a finished trial's four are emptied and reused by a later trial when they pass for fresh ones
+(see ``_shell``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from ._env import build_env
 from ._exclude import TemplateFilter
 from ._finished import SandboxTrial
 from ._host import runner_path
+from ._shell import Mark, Shell, mark_shell
 from ._shims import ShimConfig, write_shim
 from ._special import SpecialFileError
 
@@ -56,6 +59,8 @@ class Sandbox:
         self.call_log_problems: tuple[str, ...] = ()
         self.copy: CopyMethod | None = None
         """How the template came in: ``reflink`` (every file cloned), ``copy``, ``None`` without one."""
+        self.marks: tuple[tuple[str, Mark], ...] | None = None
+        """What its folders looked like when made, for reuse by the next trial (see ``_shell``)."""
         self._closed = False
 
     def read_call_log(self) -> CallLog:
@@ -98,6 +103,10 @@ class Sandbox:
             self._remove()
             self._closed = True
         return None
+
+    def release(self) -> None:
+        """Give up the folder (reused for another trial under a new name): :meth:`close` leaves it be."""
+        self._closed = True
 
     def _remove(self) -> None:
         # Most trials leave HOME and TMPDIR empty: one rmdir each (it fails on anything else, a link
@@ -149,7 +158,7 @@ def _listing(folder: int) -> list[tuple[str, bool]]:
         return [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in listing]
 
 
-def _empty(top: int) -> None:
+def empty_folder(top: int) -> None:
     """Remove everything inside the open folder ``top``: by name relative to it, following no link.
 
     Each entry is what the folder's listing says it is; a folder is opened with ``O_NOFOLLOW``, so a
@@ -196,7 +205,7 @@ def _remove_quickly(path: Path) -> None:
     """
     folder = os.open(path, _FOLDER_FLAGS)
     try:
-        _empty(folder)
+        empty_folder(folder)
     finally:
         os.close(folder)
     os.rmdir(path)
@@ -250,8 +259,13 @@ def create_sandbox(
     extra_env: Mapping[str, str],
     base_path: str | None = None,
     exclude: Sequence[str] = (),
+    shell: Shell | None = None,
+    reusable: bool = False,
 ) -> Sandbox:
     """Make a fresh trial folder under ``root`` (the system temp folder when ``None``).
+
+    ``shell`` is a finished trial's folder emptied for reuse (see ``_shell``), used instead of making
+    one; with ``reusable`` the folders made are marked, so that :func:`reset_shell` can reuse them.
 
     ``base_path`` is the ``PATH`` that follows the shim folder and that passthrough shims search
     (the runner's ``PATH`` without trialbook's own virtualenv when ``None``; see ``_host``). The
@@ -265,8 +279,13 @@ def create_sandbox(
         root.mkdir(parents=True, exist_ok=True)
     # The folder made inside the real parent is real itself: resolving the parent costs an lstat per
     # component of the parent, resolving the folder one more and a stat.
-    parent = os.path.realpath(tempfile.gettempdir() if root is None else root)
-    path = Path(tempfile.mkdtemp(prefix=temp_prefix(), dir=parent))
+    if shell is None:
+        parent = os.path.realpath(tempfile.gettempdir() if root is None else root)
+        path = Path(tempfile.mkdtemp(prefix=temp_prefix(), dir=parent))
+        kept: tuple[str, ...] = ()
+    else:
+        path = shell.path
+        kept = tuple(name for name, _ in shell.marks if name)
     sandbox: Sandbox | None = None
     try:
         original_path = runner_path() if base_path is None else base_path
@@ -279,12 +298,19 @@ def create_sandbox(
             extra_env=extra_env,
         )
         sandbox = Sandbox(path, env)
-        if template is None:
-            os.mkdir(sandbox.workdir)
-        else:
+        wanted = ("home", "tmp") if template is not None else ("work", "home", "tmp")
+        if template is not None and "work" in kept:  # the template copy brings a folder of its own
+            os.rmdir(sandbox.workdir)
+        for name in wanted:
+            if name not in kept:
+                os.mkdir(path / name)
+        # Marked before the template copy (that folder is the template's, never kept) and the shims
+        # (a folder's size on tmpfs counts its entries): as a reset leaves the trial folder.
+        if reusable:
+            reused = shell is not None and kept == wanted
+            sandbox.marks = shell.marks if shell is not None and reused else mark_shell(path, wanted)
+        if template is not None:
             sandbox.copy = _copy_template(template, sandbox.workdir, TemplateFilter.of(exclude))
-        os.mkdir(sandbox.home)
-        os.mkdir(sandbox.tmp)
         if shims:
             os.mkdir(sandbox.shim_dir)
             sandbox.call_log.touch()
