@@ -11,19 +11,20 @@ hits floor and trialbook alike):
   ``suite.json``; no template.
 - both with a trivial agent (``echo ok``) and a 0.5 s agent (``sleep 0.5; echo ok``), at concurrency
   1, 4 and 8.
-- ``copy``: a 1,000-file template copied into a trial sandbox and removed again, against
-  ``cp -a`` + ``rm -rf`` of the same template on the same filesystem.
 - ``startup``: ``trialbook eval`` of one trial (with and without the negative control that a first run
   adds) and ``trialbook --help`` as subprocesses, against
   ``python -c pass``, each from compiled bytecode (written once into a temporary cache) and compiling
   every module from source (``PYTHONDONTWRITEBYTECODE=1``, which some machines set).
+- ``copy``: a 1,000-file template copied into a trial sandbox and removed again, against
+  ``cp -a`` + ``rm -rf`` of the same template on the same filesystem.
 
 "marginal ms/trial" is ``(wall(N) - wall(1)) / (N - 1)``: what one more trial costs once the run has
 started, so the fixed cost of a run (planning, ``suite.json``) is left out; "CPU ms/trial" is the same
 for the CPU time of the process and its children (the agents), which a machine's other load disturbs
 far less than wall time. "efficiency" is the ideal
 wall time (``ceil(N / concurrency) * 0.5 s``) over the actual one, for the 0.5 s agent. "x floor" is
-trialbook's marginal cost over the floor's at the same concurrency.
+trialbook's marginal cost over the floor's at the same concurrency. What each row writes stays on disk
+until the last table is done (see ``KEEP``).
 
     uv run --frozen python -m benchmarks.harness_floor                 # 200 trials, 3 rounds
     uv run --frozen python -m benchmarks.harness_floor --trials 50 --rounds 1 --slow-concurrency 8
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import json
 import math
@@ -46,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +149,27 @@ def _cpu() -> float:
     return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
 
 
+KEEP = "TRIALBOOK_FLOOR_SCRATCH"
+"""Where the rows' children leave their folders, which the benchmark removes only at its very end.
+
+On an ext4 file system without a journal, every file or folder made scans past the inodes deleted in
+the last minutes of its block group (the kernel's ``recently_deleted``). A row that removed the 1,000
+files of its 200 results folders on its way out would make the next row's creates slower, the
+floor's less than trialbook's (which writes each trial's transcripts): removing what a run wrote is
+no part of any row, so it happens once, after the last table.
+"""
+
+
+@contextlib.contextmanager
+def _scratch() -> Iterator[Path]:
+    keep = os.environ.get(KEEP)
+    if keep:
+        yield Path(tempfile.mkdtemp(dir=keep))
+        return
+    with tempfile.TemporaryDirectory(prefix="trialbook-floor-") as tmp:
+        yield Path(tmp)
+
+
 def measure(mode: str, trials: int, concurrency: int, sleep: bool) -> dict[str, Any]:
     """In this (child) process: a warm-up trial, a 1-trial run, an N-trial run, CPU time and peak RSS.
 
@@ -154,8 +178,7 @@ def measure(mode: str, trials: int, concurrency: int, sleep: bool) -> dict[str, 
     """
     if mode == "no-cgroup":
         os.environ["TRIALBOOK_CGROUP"] = "off"
-    with tempfile.TemporaryDirectory(prefix="trialbook-floor-") as tmp:
-        scratch = Path(tmp)
+    with _scratch() as scratch:
         run = MODES[mode]
         run(1, 1, False, scratch)  # imports and first-use costs, which a marginal cost leaves out
         before = _cpu()
@@ -178,8 +201,7 @@ def copy_rounds(files: int, rounds: int) -> dict[str, Any]:
     from benchmarks.harness_overhead import make_template
     from trialbook.sandbox import create_sandbox
 
-    with tempfile.TemporaryDirectory(prefix="trialbook-floor-") as tmp:
-        scratch = Path(tmp)
+    with _scratch() as scratch:
         template = make_template(scratch / "template", files)
         ours: list[float] = []
         theirs: list[float] = []
@@ -326,9 +348,12 @@ def main() -> None:
         _profile(args.trials, args.profile)
         return
     print(f"{args.trials} trials a run, median of {args.rounds} alternating rounds, {os.cpu_count()} CPUs\n")
-    _runner_table(args)
-    _copy_table(args)
-    _startup_table()
+    with tempfile.TemporaryDirectory(prefix="trialbook-floor-") as keep:
+        os.environ[KEEP] = keep
+        _runner_table(args)
+        # Start-up before the copies: their 20,000 removed files would slow its creates (see KEEP).
+        _startup_table()
+        _copy_table(args)
 
 
 if __name__ == "__main__":
