@@ -27,6 +27,15 @@ SCRIPT = (
 )
 
 
+@pytest.fixture
+def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The temp folder trials make their sandboxes in, empty at the start."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
 def _eval(folder: Path, trials: int) -> Path:
     path = folder / "evals" / "apart.eval.yaml"
     path.parent.mkdir(parents=True)
@@ -42,11 +51,8 @@ def _eval(folder: Path, trials: int) -> Path:
 
 @pytest.mark.parametrize("concurrency", [1, 4, 8])
 def test_concurrent_trials_see_fresh_sandboxes_and_leave_none(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, concurrency: int
+    tmp_path: Path, scratch: Path, concurrency: int
 ) -> None:
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     trials = 12
     report = run(
         RunOptions(
@@ -78,14 +84,11 @@ def test_concurrent_trials_see_fresh_sandboxes_and_leave_none(
 
 
 def test_at_concurrency_2_a_trial_starts_only_against_what_the_finished_ones_spent(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, scratch: Path
 ) -> None:
     # $0.5 a trial, $1.2 of budget, two places: trials 1 and 2 start on $0; each one's cost counts as its
     # place frees, so trials 3 and 4 start on $0.5 and $1.0 and every later one finds $1.5 or more.
     # A cost counted late (after the transcripts) would let a fifth trial start on $1.0.
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     path = tmp_path / "evals" / "costly.eval.yaml"
     path.parent.mkdir(parents=True)
     path.write_text(
@@ -110,14 +113,9 @@ def test_at_concurrency_2_a_trial_starts_only_against_what_the_finished_ones_spe
     assert len(list((tmp_path / "results").glob("evals/costly/s/trial-*/result.json"))) == 4
 
 
-def test_later_trials_reuse_emptied_folders_and_still_start_fresh(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_later_trials_reuse_emptied_folders_and_still_start_fresh(tmp_path: Path, scratch: Path) -> None:
     # Each trial fails unless its folders start empty, then fills them and names the inode of its HOME:
     # a reused HOME shows the same inode in a later trial, under another path.
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     script = (
         '[ -z "$(ls -A .)" ] && [ -z "$(ls -A "$HOME")" ] && [ -z "$(ls -A "$TMPDIR")" ] || exit 9; '
         '[ "$(ls -A ..)" = "$(printf "home\\ntmp\\nwork")" ] || exit 8; '

@@ -46,6 +46,14 @@ def _taken(remover: SandboxRemover, root: Path) -> Shell | None:
     return remover.take(root)
 
 
+def _outside(tmp_path: Path) -> Path:
+    """A folder of the user's beside the trials, which nothing of a reset may touch."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious.txt").write_text("not the trial's")
+    return outside
+
+
 def _use(box: Sandbox) -> None:
     (box.workdir / "a" / "b").mkdir(parents=True)
     (box.workdir / "a" / "b" / "f.txt").write_text("work")
@@ -160,9 +168,7 @@ TAMPERS: dict[str, Callable[[Sandbox, Path], None]] = {
 @pytest.mark.parametrize("tamper", list(TAMPERS), ids=list(TAMPERS))
 def test_a_folder_the_agent_changed_is_removed_not_reused(tmp_path: Path, tamper: str) -> None:
     root = tmp_path / "trials"
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "precious.txt").write_text("not the trial's")
+    outside = _outside(tmp_path)
     remover = SandboxRemover(limit=4, workers=1, keep=4)
     box = _box(root)
     _use(box)
@@ -176,9 +182,7 @@ def test_a_folder_the_agent_changed_is_removed_not_reused(tmp_path: Path, tamper
 
 def test_links_inside_are_removed_and_never_followed(tmp_path: Path) -> None:
     root = tmp_path / "trials"
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "precious.txt").write_text("not the trial's")
+    outside = _outside(tmp_path)
     remover = SandboxRemover(limit=4, workers=1, keep=4)
     box = _box(root)
     os.symlink(outside, box.workdir / "to-outside")
