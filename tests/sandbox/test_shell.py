@@ -275,3 +275,40 @@ def test_a_killed_runs_kept_folders_are_swept(tmp_path: Path) -> None:
     swept = sweep(temp_roots=[root])
     assert kept in swept.removed
     assert not kept.exists()
+
+
+def _acl(*entries: tuple[int, int, int]) -> bytes:
+    """A POSIX ACL as the kernel stores it in ``system.posix_acl_*``: (tag, permissions, id) entries."""
+    return (2).to_bytes(4, "little") + b"".join(
+        tag.to_bytes(2, "little") + perm.to_bytes(2, "little") + ident.to_bytes(4, "little")
+        for tag, perm, ident in entries
+    )
+
+
+def _named_user_acl(uid: int) -> bytes:
+    anyone = 0xFFFFFFFF
+    # user::rwx, user:<uid>:rwx, group::r-x, mask::rwx, other::r-x
+    return _acl((1, 7, anyone), (2, 7, uid), (4, 5, anyone), (0x10, 7, anyone), (0x20, 5, anyone))
+
+
+def test_an_acl_changed_in_its_value_only_is_removed_not_reused(tmp_path: Path) -> None:
+    # Where the sandbox root has a default ACL, every fresh folder inherits one: an agent that grants
+    # another user the access the inherited ACL gave keeps the names and the mode, not the value.
+    root = tmp_path / "trials"
+    root.mkdir()
+    try:
+        os.setxattr(root, "system.posix_acl_default", _named_user_acl(1234))
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP):
+            pytest.skip(f"{root}: this file system keeps no ACLs")
+        raise
+    remover = SandboxRemover(limit=4, workers=1, keep=4)
+    box = _box(root)
+    fresh = os.getxattr(box.workdir, "system.posix_acl_access")
+    os.setxattr(box.workdir, "system.posix_acl_access", _named_user_acl(4321))
+    assert os.getxattr(box.workdir, "system.posix_acl_access") != fresh
+    remover.remove(box)
+    assert _taken(remover, root) is None
+    assert remover.close() == []
+    assert list(root.iterdir()) == []
+

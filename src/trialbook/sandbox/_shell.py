@@ -43,7 +43,8 @@ _names_lock = threading.Lock()
 class Mark(FrozenRecord):
     """What a fresh folder looked like; a reused one must look the same once emptied.
 
-    ``flags`` and ``xattrs`` are ``None`` where the file system has none to read.
+    ``flags`` and ``xattrs`` are ``None`` where the file system has none to read; ``xattrs`` holds each
+    attribute's value with its name, since an agent can change an inherited ACL's value and keep its name.
     """
 
     dev: int
@@ -53,7 +54,7 @@ class Mark(FrozenRecord):
     gid: int
     size: int
     flags: int | None
-    xattrs: tuple[str, ...] | None
+    xattrs: tuple[tuple[str, bytes], ...] | None
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -71,14 +72,16 @@ def _flags(folder: int) -> int | None:
         return None
 
 
-def _xattrs(folder: int) -> tuple[str, ...] | None:
+def _xattrs(folder: int) -> tuple[tuple[str, bytes], ...] | None:
     listxattr = getattr(os, "listxattr", None)  # Linux only
     if listxattr is None:
         return None
     try:
-        return tuple(sorted(listxattr(folder)))
+        names = sorted(listxattr(folder))
     except OSError:  # no extended attributes on this file system
         return None
+    # A value that cannot be read raises: a mark must never pass for one it cannot tell apart.
+    return tuple((name, os.getxattr(folder, name)) for name in names)
 
 
 def _mark(folder: int) -> Mark:
@@ -88,15 +91,21 @@ def _mark(folder: int) -> Mark:
     )
 
 
-def mark_shell(path: Path, names: tuple[str, ...]) -> tuple[tuple[str, Mark], ...]:
-    """Mark the trial folder at ``path`` (as ``""``) and its fresh sub-folders ``names``."""
+def mark_shell(path: Path, names: tuple[str, ...]) -> tuple[tuple[str, Mark], ...] | None:
+    """Mark the trial folder at ``path`` (as ``""``) and its fresh sub-folders ``names``.
+
+    ``None`` when a folder cannot be marked in full: then the trial's folders are removed, not reused.
+    """
     marks: list[tuple[str, Mark]] = []
-    for name in ("", *names):
-        folder = os.open(path / name if name else path, _FOLDER_FLAGS)
-        try:
-            marks.append((name, _mark(folder)))
-        finally:
-            os.close(folder)
+    try:
+        for name in ("", *names):
+            folder = os.open(path / name if name else path, _FOLDER_FLAGS)
+            try:
+                marks.append((name, _mark(folder)))
+            finally:
+                os.close(folder)
+    except OSError:
+        return None
     return tuple(marks)
 
 
