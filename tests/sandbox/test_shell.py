@@ -26,6 +26,7 @@ from trialbook.leftovers import sweep
 from trialbook.sandbox import Sandbox, create_sandbox
 from trialbook.sandbox._remover import SandboxRemover
 from trialbook.sandbox._shell import Shell
+from trialbook.sandbox._shims import ShimConfig
 
 _SET_FLAGS = 0x40086602  # FS_IOC_SETFLAGS
 _NOATIME = 0x00000080  # chattr +A
@@ -312,3 +313,17 @@ def test_an_acl_changed_in_its_value_only_is_removed_not_reused(tmp_path: Path) 
     assert remover.close() == []
     assert list(root.iterdir()) == []
 
+
+def test_a_kept_folder_is_removed_when_the_sandbox_made_from_it_fails(tmp_path: Path) -> None:
+    root = tmp_path / "trials"
+    remover = SandboxRemover(limit=4, workers=1, keep=4)
+    remover.remove(_box(root))
+    shell = _taken(remover, root)
+    assert shell is not None
+    shim = ShimConfig("git", "stub")
+    with pytest.raises(ValueError, match="shimmed once"):
+        create_sandbox(
+            root=root, template=None, shims=(shim, shim), secrets={}, extra_env={}, shell=shell, reusable=True
+        )
+    assert remover.close() == []
+    assert list(root.iterdir()) == []

@@ -273,10 +273,15 @@ def create_sandbox(
     """
     names = [shim.name for shim in shims]
     duplicates = sorted({name for name in names if names.count(name) > 1})
-    if duplicates:
-        raise ValueError(f"each binary can be shimmed once; repeated: {', '.join(duplicates)}")
-    if root is not None:
-        root.mkdir(parents=True, exist_ok=True)
+    try:
+        if duplicates:
+            raise ValueError(f"each binary can be shimmed once; repeated: {', '.join(duplicates)}")
+        if root is not None:
+            root.mkdir(parents=True, exist_ok=True)
+    except BaseException:
+        if shell is not None:  # taken for this sandbox: nothing else would remove it before the sweep
+            remove_tree(shell.path)
+        raise
     # The folder made inside the real parent is real itself: resolving the parent costs an lstat per
     # component of the parent, resolving the folder one more and a stat.
     if shell is None:
