@@ -327,3 +327,19 @@ def test_a_kept_folder_is_removed_when_the_sandbox_made_from_it_fails(tmp_path: 
         )
     assert remover.close() == []
     assert list(root.iterdir()) == []
+
+
+def test_a_trial_folder_swapped_for_a_link_leaves_what_it_points_to_alone(tmp_path: Path) -> None:
+    root = tmp_path / "trials"
+    outside = tmp_path / "outside"
+    for name in ("home", "tmp", "shims"):
+        (outside / name).mkdir(parents=True)
+    remover = SandboxRemover(limit=4, workers=1, keep=4)
+    box = _box(root)
+    os.rename(box.path, tmp_path / "moved-away")
+    os.symlink(outside, box.path)
+    remover.remove(box)
+    assert _taken(remover, root) is None
+    assert remover.close() == []
+    assert sorted(p.name for p in outside.iterdir()) == ["home", "shims", "tmp"]
+    assert list(root.iterdir()) == []  # the link went, never what it names

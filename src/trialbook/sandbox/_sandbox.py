@@ -110,8 +110,13 @@ class Sandbox:
 
     def _remove(self) -> None:
         # Most trials leave HOME and TMPDIR empty: one rmdir each (it fails on anything else, a link
-        # included, and then the whole tree goes the careful way) instead of a walk of each.
-        for folder in (self.home, self.tmp, self.shim_dir):
+        # included, and then the whole tree goes the careful way) instead of a walk of each. Not when
+        # the trial folder itself is a link now: each rmdir would follow it to an empty folder elsewhere.
+        try:
+            real = stat.S_ISDIR(os.lstat(self.path).st_mode)
+        except OSError:
+            real = False
+        for folder in (self.home, self.tmp, self.shim_dir) if real else ():
             try:
                 os.rmdir(folder)
             except FileNotFoundError:
@@ -229,6 +234,9 @@ def remove_tree(path: Path) -> None:
                 return
         except OSError:
             pass
+    if os.path.islink(path):  # a link in the folder's place: it goes, what it names stays
+        os.unlink(path)
+        return
     try:
         shutil.rmtree(path)
     except FileNotFoundError:
