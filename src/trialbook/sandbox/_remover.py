@@ -92,7 +92,10 @@ class SandboxRemover:
 
     def _kept(self, sandbox: Sandbox) -> bool:
         """Empty ``sandbox``'s folder and keep it for reuse; ``False`` if it must be removed instead."""
-        shell = reset_shell(sandbox.path, sandbox.marks or ())
+        try:
+            shell = reset_shell(sandbox.path, sandbox.marks or ())
+        except Exception:  # whatever went wrong, the folder is removed the usual way
+            shell = None
         if shell is None:
             return False
         sandbox.release()  # the folder now lives on under its new name
