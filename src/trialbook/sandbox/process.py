@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .._records import FrozenRecord
+from .._tasks import start_now
 from ._capture import OutputCapture, StreamCapture
 from ._watcher import prefer_pidfd_watcher
 from .supervisor import supervisor
@@ -144,7 +145,8 @@ async def run_process(
     loop = asyncio.get_running_loop()
     started = time.monotonic()
     owner = supervisor()
-    spawn = asyncio.ensure_future(
+    # Forked now, in this turn of the loop: not after whatever else is ready (see trialbook._tasks).
+    spawn = start_now(
         loop.subprocess_exec(
             lambda: _LeaderExitProtocol(loop),
             *owner.prepare(argv, env),
