@@ -18,6 +18,7 @@ from typing import Any
 from ..fsutil import needs_sync, write_staged
 from ._codec import suite_from_json, suite_to_json
 from ._errors import EvidenceError, EvidenceSchemaError, EvidenceWriteError
+from ._indented import dumps_indented
 from ._json import JsonObject
 from ._report import SuiteReport
 
@@ -47,7 +48,7 @@ def publish_json(path: StrPath, data: JsonObject) -> None:
     target = Path(path)
     directory = target.parent
     try:
-        text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+        text = dumps_indented(data) + "\n"  # json.dumps(..., indent=2)'s text, faster
     except (ValueError, TypeError) as exc:
         raise EvidenceWriteError(
             f"could not save {target}: {exc}; the previous file there, if any, is unchanged"
