@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trialbook.evidence import AgentResult, EvidenceSchemaError, dump_result, load_result
+from tests.contracts import golden
+from trialbook.evidence import (
+    AgentResult,
+    EvidenceSchemaError,
+    SuiteReport,
+    dump_result,
+    load_result,
+    suite_to_json,
+)
+from trialbook.evidence import _codec as codec
 from trialbook.evidence._errors import at_key
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -46,3 +57,32 @@ def test_a_bad_value_is_refused_after_good_ones_of_the_same_type_were_written() 
         dump_result(_result(success="yes"))
     with pytest.raises(EvidenceSchemaError, match=r"result\.configuration\[\"odd key\"\]"):
         dump_result(_result(configuration={"odd key": float("nan")}))
+
+
+def _results_in(suite: SuiteReport) -> list[AgentResult]:
+    return [execution.result for test in suite.tests for execution in test.executions]
+
+
+def test_a_suite_holds_each_result_as_dump_result_wrote_it_and_as_encoding_afresh_would() -> None:
+    suite = golden.rich_suite()
+    afresh = suite_to_json(suite)  # nothing remembered yet: every result encoded in place
+    written = [dump_result(result) for result in _results_in(suite)]  # each trial's result.json
+    assert written and len(codec._ENCODED) >= len(written)
+    again: Any = suite_to_json(suite)
+    assert again == afresh
+    assert json.dumps(again) == json.dumps(afresh)  # the same keys in the same order
+    embedded = [execution["result"] for test in again["tests"] for execution in test["executions"]]
+    assert embedded == written
+
+
+def test_a_result_that_is_gone_is_forgotten_and_a_changed_copy_is_encoded_afresh() -> None:
+    first = _result(agent_version="1.0")
+    encoded = dump_result(first)
+    assert id(first) in codec._ENCODED
+    changed = replace(first, agent_version="2.0")  # a new object: never served the old JSON
+    assert dump_result(changed)["agent_version"] == "2.0"
+    assert encoded["agent_version"] == "1.0"
+    key = id(first)
+    del first
+    gc.collect()
+    assert key not in codec._ENCODED or codec._ENCODED[key][0]() is not None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import weakref
 from functools import cache
 from typing import Any, get_args, get_origin
 
@@ -96,10 +97,37 @@ def _encode(value: Any, hint: Any, where: str) -> JsonValue:
     raise TypeError(f"{where}: schema 4.0 has no JSON form for {hint!r}")
 
 
+_ENCODED: dict[int, tuple[weakref.ref[Any], JsonObject]] = {}
+"""Results encoded by :func:`dump_result`, by identity, while they live (see :func:`_encoded`)."""
+
+
+def _encoded(value: Any, hint: type) -> JsonObject | None:
+    """The JSON :func:`dump_result` made of this very result, if any: encoded again it is the same.
+
+    A result is frozen; a trial's is encoded for its ``result.json`` and again inside ``suite.json``.
+    """
+    known = _ENCODED.get(id(value))
+    if known is None or known[0]() is not value or not isinstance(value, hint):
+        return None
+    return dict(known[1])
+
+
+def _remember(value: Any, encoded: JsonObject) -> None:
+    key = id(value)
+    try:
+        ref = weakref.ref(value, lambda _: _ENCODED.pop(key, None))
+    except TypeError:  # a result class without weak references: encoded again, as before
+        return
+    _ENCODED[key] = (ref, encoded)
+
+
 def _encode_record(value: Any, hint: type, where: str) -> JsonObject:
     cls: type = type(value)
     out: JsonObject = {}
     if is_result(hint):
+        cached = _encoded(value, hint)
+        if cached is not None:
+            return cached
         tag = result_tag(cls)
         if tag is None or not issubclass(cls, hint):
             known = ", ".join(c.__name__ for c in result_types().values() if issubclass(c, hint))
@@ -202,7 +230,9 @@ def dump_result(result: AgentResult) -> JsonObject:
     Raises:
         EvidenceSchemaError: a value does not fit its field, or the configuration holds credentials.
     """
-    return _encode_record(result, AgentResult, "result")
+    encoded = _encode_record(result, AgentResult, "result")
+    _remember(result, encoded)
+    return encoded
 
 
 def load_result(data: object, path: str = "result") -> AgentResult:
