@@ -190,6 +190,8 @@ class TrialSlot(Protocol):
 
     Preparing the sandbox comes before :meth:`enter` and writing the transcripts and cleaning up after
     :meth:`leave`, so a trial's file-system work overlaps other trials' agents instead of holding a place.
+    Checks that only read files (see ``quick_checks``) come after :meth:`leave` too: they run on the
+    event loop in a fraction of a millisecond, and the next trial's agent starts first.
     """
 
     async def enter(self) -> None:
@@ -234,16 +236,23 @@ async def run_trial(
     kept: Path | None = None
     checked: Checked | None = None
     result: AgentResult | None = None
+    held = slot
     try:
         if slot is not None:
             await slot.enter()
             started = time.monotonic()
         try:
             result = await _agent_run(request, agent, masker, sandbox, capture)
+            if held is not None and _quick(request):
+                # Checks that only read files (on the event loop, a fraction of a millisecond) hold no
+                # place of their own: the next trial starts its agent first, then these run.
+                held.leave(result)
+                held = None
+                await asyncio.sleep(0)
             checked = await _check(request, agent, masker, scope, sandbox, result, capture)
         finally:
-            if slot is not None:
-                slot.leave(result)
+            if held is not None:
+                held.leave(result)
     finally:
         write = (
             None if checked is None else functools.partial(record_trial, request, checked, masker, capture)
@@ -296,9 +305,14 @@ async def _check(
     # checks read; commands the checks start carry the marker and end with the trial.
     if not scope.quiet():
         await asyncio.to_thread(scope.sweep)
-    if request.template is None and quick_checks(request.assertions):
+    if _quick(request):
         return check_trial(request, agent, masker, sandbox, result, capture)
     return await asyncio.to_thread(check_trial, request, agent, masker, sandbox, result, capture)
+
+
+def _quick(request: TrialRequest) -> bool:
+    """Whether the trial's checks run on the event loop: they only read files and the call log."""
+    return request.template is None and quick_checks(request.assertions)
 
 
 def _finish(

@@ -1,0 +1,74 @@
+"""When a trial gives its ``--concurrency`` place back: before checks that only read files, after others.
+
+At concurrency 1 the order of events is the whole story: the second trial's agent may start before
+the first trial's checks only when those checks are quick (they read files on the event loop); a check
+that runs a command keeps the place until it is done.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import trialbook.runner._trial as trial_module
+from trialbook.runner import RunOptions, run
+
+
+def _events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, check: str) -> list[str]:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    seen: list[str] = []
+    agent_run = trial_module._agent_run
+    check_trial = getattr(trial_module, "check_trial")  # noqa: B009 - imported there, patched there
+
+    async def agent(request: Any, *args: Any) -> Any:
+        seen.append(f"agent {request.trial} starts")
+        return await agent_run(request, *args)
+
+    def checked(request: Any, *args: Any) -> Any:
+        seen.append(f"checks of {request.trial}")
+        return check_trial(request, *args)
+
+    monkeypatch.setattr(trial_module, "_agent_run", agent)
+    monkeypatch.setattr(trial_module, "check_trial", checked)
+    path = tmp_path / "evals" / "order.eval.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "prompt_text: work\nagents: [{name: s, script: 'touch done'}]\ntrials: 2\nnegative_control: false\n"
+        f"assert:\n  - {check}\n"
+    )
+    report = run(
+        RunOptions(
+            paths=(path,),
+            concurrency=1,
+            unsafe_local=True,
+            results_dir=tmp_path / "results",
+            environ={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        )
+    )
+    outcomes = [outcome for result in report.results for outcome in result.outcomes]
+    assert len(outcomes) == 2 and all(outcome.passed for outcome in outcomes)
+    return seen
+
+
+def test_the_next_agent_starts_before_checks_that_only_read_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = _events(tmp_path, monkeypatch, "file_exists: done")
+    assert seen.index("agent 2 starts") < seen.index("checks of 1")
+
+
+@pytest.mark.parametrize(
+    "check", ["succeeds: 'test -e done'", json.dumps({"file_exists": "done"}) + "\n  - succeeds: 'true'"]
+)
+def test_a_check_that_runs_a_command_keeps_the_place_until_it_is_done(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, check: str
+) -> None:
+    seen = _events(tmp_path, monkeypatch, check)
+    assert seen == ["agent 1 starts", "checks of 1", "agent 2 starts", "checks of 2"]
