@@ -15,7 +15,7 @@ import stat
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,7 @@ import pytest
 from trialbook.errors import ConfigError
 from trialbook.sandbox import create_sandbox
 from trialbook.sandbox._copy import copy_tree, reflink_support
+from trialbook.sandbox._special import SpecialFileError
 
 TRIALBOOK = Path(sys.executable).parent / "trialbook"
 
@@ -118,6 +119,66 @@ def test_a_fifo_in_the_template_is_refused_without_being_opened(tmp_path: Path) 
     assert isinstance(outcome[0], ConfigError)
     assert "pipe is a FIFO" in str(outcome[0])
     assert not list((tmp_path / "boxes").iterdir()), "the half-made sandbox was left behind"
+
+
+def _swapping(template: Path, name: str, swap: Callable[[Path], None]) -> Callable[[str, bool], bool]:
+    """A ``kept`` that swaps ``name`` for something else once the listing has said it is a file."""
+
+    def kept(relative: str, is_dir: bool) -> bool:
+        if relative == name:
+            os.unlink(template / name)
+            swap(template / name)
+        return True
+
+    return kept
+
+
+def test_a_file_swapped_for_a_fifo_after_the_listing_is_refused_without_blocking(tmp_path: Path) -> None:
+    template = tmp_path / "template"
+    template.mkdir()
+    (template / "a.txt").write_text("a\n")
+    done: list[BaseException | None] = []
+
+    def copy() -> None:
+        try:
+            copy_tree(template, tmp_path / "work", _swapping(template, "a.txt", os.mkfifo))
+            done.append(None)
+        except BaseException as exc:
+            done.append(exc)
+
+    worker = threading.Thread(target=copy, daemon=True)
+    worker.start()
+    worker.join(30)
+    assert not worker.is_alive(), "the copy opened the FIFO and waits for a writer"
+    assert isinstance(done[0], SpecialFileError) and "a FIFO" in str(done[0])
+
+
+def test_a_file_swapped_for_a_link_after_the_listing_is_not_followed(tmp_path: Path) -> None:
+    template = tmp_path / "template"
+    template.mkdir()
+    (template / "a.txt").write_text("a\n")
+    secret = tmp_path / "outside.txt"
+    secret.write_text("not the template's")
+    with pytest.raises(OSError, match="symbolic links"):  # ELOOP: O_NOFOLLOW refused the link
+        copy_tree(template, tmp_path / "work", _swapping(template, "a.txt", lambda p: p.symlink_to(secret)))
+    assert not (tmp_path / "work" / "a.txt").exists()
+
+
+def test_a_file_swapped_for_another_file_is_copied_with_that_files_mode_and_times(tmp_path: Path) -> None:
+    template = tmp_path / "template"
+    template.mkdir()
+    (template / "a.txt").write_text("old\n")
+
+    def other(path: Path) -> None:
+        path.write_text("new\n")
+        path.chmod(0o640)
+        os.utime(path, ns=(1_000_000_000, 2_000_000_000))
+
+    copy_tree(template, tmp_path / "work", _swapping(template, "a.txt", other))
+    copied = tmp_path / "work" / "a.txt"
+    assert copied.read_text() == "new\n"
+    assert stat.S_IMODE(copied.stat().st_mode) == 0o640
+    assert copied.stat().st_mtime_ns == 2_000_000_000
 
 
 def test_a_template_without_files_reports_copy(tmp_path: Path) -> None:

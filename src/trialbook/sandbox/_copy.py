@@ -87,8 +87,12 @@ def _copy_xattrs(src: int, dst: int) -> None:
             continue  # security.* and trusted.* need privileges a copy does not require (as cp -a)
 
 
-def _copy_file(source: str, target: str, info: os.stat_result, target_dev: int) -> bool:
-    """Copy one regular file; ``True`` when it was cloned."""
+def _copy_file(source: str, target: str, target_dev: int) -> bool:
+    """Copy one regular file with its mode, times and extended attributes; ``True`` when it was cloned.
+
+    What is copied is what was opened: mode, times and size come from the open file (a file swapped in
+    since the listing is the one whose content, mode and times the copy gets, or refused).
+    """
     # O_NONBLOCK: a FIFO put in place of the file since it was listed must not block the open.
     src = os.open(source, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
@@ -98,7 +102,7 @@ def _copy_file(source: str, target: str, info: os.stat_result, target_dev: int) 
             raise SpecialFileError(
                 f"{source} is {kind or 'not a file'}; a sandbox template may hold only files"
             )
-        mode = stat.S_IMODE(info.st_mode)
+        mode = stat.S_IMODE(now.st_mode)
         # Created with its final mode: one inode update fewer than a chmod afterwards, where the umask
         # leaves the mode as it is (checked below).
         dst = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode & 0o777)
@@ -118,7 +122,7 @@ def _copy_file(source: str, target: str, info: os.stat_result, target_dev: int) 
             _copy_xattrs(src, dst)
             if stat.S_IMODE(os.fstat(dst).st_mode) != mode:
                 os.fchmod(dst, mode)
-            os.utime(dst, ns=(info.st_atime_ns, info.st_mtime_ns))
+            os.utime(dst, ns=(now.st_atime_ns, now.st_mtime_ns))
         finally:
             os.close(dst)
     finally:
@@ -147,8 +151,13 @@ def copy_tree(template: Path, workdir: Path, kept: Kept) -> CopyMethod:
             is_dir = entry.is_dir(follow_symlinks=False)
             if not kept(relative, is_dir):
                 continue
-            info = entry.stat(follow_symlinks=False)
             target = f"{target_dir}/{entry.name}"
+            if not is_dir and entry.is_file(follow_symlinks=False):
+                # The listing says a regular file: the open file's fstat gives its mode, times and size.
+                files += 1
+                cloned += _copy_file(entry.path, target, target_dev)
+                continue
+            info = entry.stat(follow_symlinks=False)
             if is_dir:
                 os.mkdir(target, 0o700)
                 folders.append((target, info))
@@ -156,9 +165,9 @@ def copy_tree(template: Path, workdir: Path, kept: Kept) -> CopyMethod:
             elif stat.S_ISLNK(info.st_mode):
                 os.symlink(os.readlink(entry.path), target)
                 os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns), follow_symlinks=False)
-            elif stat.S_ISREG(info.st_mode):
+            elif stat.S_ISREG(info.st_mode):  # a listing that did not say what the entry is
                 files += 1
-                cloned += _copy_file(entry.path, target, info, target_dev)
+                cloned += _copy_file(entry.path, target, target_dev)
             else:
                 kind = special_kind(info.st_mode) or "not a file"
                 raise SpecialFileError(
