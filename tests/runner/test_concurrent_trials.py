@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.runner.local import run_outcomes
 from trialbook.runner import RunOptions, run
 
 # Each trial leaves files in every folder it owns, records which sandbox it ran in, and fails if it can
@@ -128,16 +129,7 @@ def test_later_trials_reuse_emptied_folders_and_still_start_fresh(tmp_path: Path
         f"prompt_text: work\nagents: [{{name: s, script: {json.dumps(script)}}}]\ntrials: 12\n"
         "assert:\n  - file_exists: a/b/c\n"
     )
-    report = run(
-        RunOptions(
-            paths=(path,),
-            concurrency=2,
-            unsafe_local=True,
-            results_dir=tmp_path / "results",
-            environ={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-        )
-    )
-    outcomes = [outcome for result in report.results for outcome in result.outcomes]
+    outcomes = run_outcomes(path, tmp_path / "results", concurrency=2)
     assert len(outcomes) == 12
     assert all(outcome.passed for outcome in outcomes), [o.explanation for o in outcomes]
     logs = [p.read_text() for p in (tmp_path / "results").glob("evals/again/s/trial-*/script.log")]

@@ -8,7 +8,6 @@ that runs a command keeps the place until it is done.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 
 import trialbook.runner._trial as trial_module
-from trialbook.runner import RunOptions, run
+from tests.runner.local import run_outcomes
 
 
 def _events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, check: str) -> list[str]:
@@ -43,16 +42,7 @@ def _events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, check: str) -> list
         "prompt_text: work\nagents: [{name: s, script: 'touch done'}]\ntrials: 2\nnegative_control: false\n"
         f"assert:\n  - {check}\n"
     )
-    report = run(
-        RunOptions(
-            paths=(path,),
-            concurrency=1,
-            unsafe_local=True,
-            results_dir=tmp_path / "results",
-            environ={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-        )
-    )
-    outcomes = [outcome for result in report.results for outcome in result.outcomes]
+    outcomes = run_outcomes(path, tmp_path / "results", concurrency=1)
     assert len(outcomes) == 2 and all(outcome.passed for outcome in outcomes)
     return seen
 

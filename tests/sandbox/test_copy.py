@@ -98,26 +98,34 @@ def test_the_copy_is_the_template_less_what_is_left_out(tmp_path: Path) -> None:
     assert reflink_support(template.stat().st_dev, work.stat().st_dev) is (method == "reflink")
 
 
+def _raised_without_blocking(copy: Callable[[], object]) -> BaseException | None:
+    """What ``copy`` raised, run in a thread: one that opened a FIFO would wait for a writer forever."""
+    outcome: list[BaseException | None] = []
+
+    def attempt() -> None:
+        try:
+            copy()
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=attempt, daemon=True)
+    worker.start()
+    worker.join(30)
+    assert not worker.is_alive(), "the copy opened the FIFO and waits for a writer"
+    return outcome[0]
+
+
 def test_a_fifo_in_the_template_is_refused_without_being_opened(tmp_path: Path) -> None:
     template = tmp_path / "template"
     template.mkdir()
     (template / "a.txt").write_text("a\n")
     os.mkfifo(template / "pipe")
-    outcome: list[BaseException | None] = []
-
-    def make() -> None:
-        try:
-            create_sandbox(root=tmp_path / "boxes", template=template, shims=(), secrets={}, extra_env={})
-            outcome.append(None)
-        except BaseException as exc:
-            outcome.append(exc)
-
-    worker = threading.Thread(target=make, daemon=True)
-    worker.start()
-    worker.join(30)
-    assert not worker.is_alive(), "the copy opened the FIFO and waits for a writer"
-    assert isinstance(outcome[0], ConfigError)
-    assert "pipe is a FIFO" in str(outcome[0])
+    raised = _raised_without_blocking(
+        lambda: create_sandbox(root=tmp_path / "boxes", template=template, shims=(), secrets={}, extra_env={})
+    )
+    assert isinstance(raised, ConfigError)
+    assert "pipe is a FIFO" in str(raised)
     assert not list((tmp_path / "boxes").iterdir()), "the half-made sandbox was left behind"
 
 
@@ -137,20 +145,10 @@ def test_a_file_swapped_for_a_fifo_after_the_listing_is_refused_without_blocking
     template = tmp_path / "template"
     template.mkdir()
     (template / "a.txt").write_text("a\n")
-    done: list[BaseException | None] = []
-
-    def copy() -> None:
-        try:
-            copy_tree(template, tmp_path / "work", _swapping(template, "a.txt", os.mkfifo))
-            done.append(None)
-        except BaseException as exc:
-            done.append(exc)
-
-    worker = threading.Thread(target=copy, daemon=True)
-    worker.start()
-    worker.join(30)
-    assert not worker.is_alive(), "the copy opened the FIFO and waits for a writer"
-    assert isinstance(done[0], SpecialFileError) and "a FIFO" in str(done[0])
+    raised = _raised_without_blocking(
+        lambda: copy_tree(template, tmp_path / "work", _swapping(template, "a.txt", os.mkfifo))
+    )
+    assert isinstance(raised, SpecialFileError) and "a FIFO" in str(raised)
 
 
 def test_a_file_swapped_for_a_link_after_the_listing_is_not_followed(tmp_path: Path) -> None:

@@ -1,0 +1,22 @@
+"""Run an eval file in this process as a local run (``--unsafe-local``), for tests that look at outcomes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from trialbook.runner import RunOptions, TrialOutcome, run
+
+
+def run_outcomes(path: Path, results_dir: Path, concurrency: int) -> list[TrialOutcome]:
+    """Every trial's outcome of one run of ``path``, with this machine's ``PATH`` and nothing else."""
+    report = run(
+        RunOptions(
+            paths=(path,),
+            concurrency=concurrency,
+            unsafe_local=True,
+            results_dir=results_dir,
+            environ={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        )
+    )
+    return [outcome for result in report.results for outcome in result.outcomes]
