@@ -2,7 +2,8 @@
 
 At concurrency 1 the order of events is the whole story: the second trial's agent may start before
 the first trial's checks only when those checks are quick (they read files on the event loop); a check
-that runs a command keeps the place until it is done.
+that runs a command keeps the place until it is done. The agent takes 0.3 s, so that the second trial
+has made its sandbox and waits for the place when the first agent ends.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def _events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, check: str) -> list
     path = tmp_path / "evals" / "order.eval.yaml"
     path.parent.mkdir(parents=True)
     path.write_text(
-        "prompt_text: work\nagents: [{name: s, script: 'touch done'}]\ntrials: 2\nnegative_control: false\n"
+        "prompt_text: work\nagents: [{name: s, script: 'sleep 0.3; touch done'}]\n"
+        "trials: 2\nnegative_control: false\n"
         f"assert:\n  - {check}\n"
     )
     outcomes = run_outcomes(path, tmp_path / "results", concurrency=1)
