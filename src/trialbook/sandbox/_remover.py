@@ -19,13 +19,11 @@ for :meth:`SandboxRemover.take` to hand to the next trial, when they pass for fr
 
 from __future__ import annotations
 
-import os
-import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ._sandbox import Sandbox, remove_tree
+from ._sandbox import Sandbox, real_parent, remove_tree
 from ._shell import Shell, reset_shell
 
 __all__ = ["SandboxRemover"]
@@ -55,9 +53,7 @@ class SandboxRemover:
             return None
         parent = self._parents.get(root)
         if parent is None:
-            parent = self._parents[root] = Path(
-                os.path.realpath(tempfile.gettempdir() if root is None else root)
-            )
+            parent = self._parents[root] = real_parent(root)
         with self._lock:
             shells = self._shells.get(parent)
             return shells.pop() if shells else None

@@ -34,6 +34,7 @@ from ..evidence import AgentResult
 from ._calllog import CallLog, read_call_log
 from ._capture import OutputCapture
 from ._copy import CopyMethod, copy_tree
+from ._empty import remove_entry
 from ._env import build_env
 from ._exclude import TemplateFilter
 from ._finished import SandboxTrial
@@ -42,7 +43,7 @@ from ._shell import Mark, Shell, mark_shell
 from ._shims import ShimConfig, write_shim
 from ._special import SpecialFileError
 
-__all__ = ["Sandbox", "create_sandbox", "remove_tree"]
+__all__ = ["Sandbox", "create_sandbox", "real_parent", "remove_tree"]
 
 
 class Sandbox:
@@ -151,69 +152,13 @@ def _make_writable(root: Path) -> None:
         pending.extend(Path(entry.path) for entry in entries if entry.is_dir(follow_symlinks=False))
 
 
-_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
-
-
-_OPEN_LEVELS = 32
-"""Folders a removal holds open at once; one nested deeper is first moved up into the tree's top folder."""
-
-
-def _listing(folder: int) -> list[tuple[str, bool]]:
-    with os.scandir(folder) as listing:
-        return [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in listing]
-
-
-def empty_folder(top: int) -> None:
-    """Remove everything inside the open folder ``top``: by name relative to it, following no link.
-
-    Each entry is what the folder's listing says it is; a folder is opened with ``O_NOFOLLOW``, so a
-    link swapped in for it fails to open (and the careful way takes over) instead of being walked.
-    No recursion, and at most :data:`_OPEN_LEVELS` descriptors: an agent can nest folders thousands
-    deep, past both Python's recursion limit and the descriptor limit, so a folder found that deep is
-    renamed into ``top`` (the same file system) and emptied from there.
-    """
-    stack: list[tuple[int, list[tuple[str, bool]], str]] = [(top, _listing(top), "")]
-    try:
-        while stack:
-            folder, entries, name = stack[-1]
-            if not entries:
-                stack.pop()
-                if stack:  # an emptied folder inside: close it, then remove it from its parent
-                    os.close(folder)
-                    os.rmdir(name, dir_fd=stack[-1][0])
-                continue
-            entry, is_folder = entries.pop()
-            if not is_folder:
-                os.unlink(entry, dir_fd=folder)
-            elif len(stack) < _OPEN_LEVELS:
-                inner = os.open(entry, _FOLDER_FLAGS, dir_fd=folder)
-                try:
-                    listed = _listing(inner)
-                except BaseException:
-                    os.close(inner)
-                    raise
-                stack.append((inner, listed, entry))
-            else:
-                moved = f".trialbook-deep-{os.urandom(6).hex()}"
-                os.rename(entry, moved, src_dir_fd=folder, dst_dir_fd=top)
-                stack[0][1].append((moved, True))
-    finally:
-        for folder, _, _ in stack[1:]:
-            os.close(folder)
-
-
 def _remove_quickly(path: Path) -> None:
     """Remove the tree at ``path`` with one descriptor and one listing per folder, no ``stat`` per entry.
 
     ``shutil.rmtree`` checks each folder three more times than this; a trial folder is a handful of
     files and folders, removed for every trial.
     """
-    folder = os.open(path, _FOLDER_FLAGS)
-    try:
-        empty_folder(folder)
-    finally:
-        os.close(folder)
-    os.rmdir(path)
+    remove_entry(None, str(path), is_folder=True)
 
 
 def remove_tree(path: Path) -> None:
@@ -258,6 +203,15 @@ def _copy_template(template: Path, workdir: Path, keep: TemplateFilter) -> CopyM
         raise ConfigError(str(exc)) from None
 
 
+def real_parent(root: Path | None) -> Path:
+    """The real folder trial folders are made in: ``root``, or the system temp folder when ``None``.
+
+    The folder made inside the real parent is real itself: resolving the parent costs an lstat per
+    component of the parent, resolving the folder one more and a stat.
+    """
+    return Path(os.path.realpath(tempfile.gettempdir() if root is None else root))
+
+
 def create_sandbox(
     *,
     root: Path | None,
@@ -290,11 +244,8 @@ def create_sandbox(
         if shell is not None:  # taken for this sandbox: nothing else would remove it before the sweep
             remove_tree(shell.path)
         raise
-    # The folder made inside the real parent is real itself: resolving the parent costs an lstat per
-    # component of the parent, resolving the folder one more and a stat.
     if shell is None:
-        parent = os.path.realpath(tempfile.gettempdir() if root is None else root)
-        path = Path(tempfile.mkdtemp(prefix=temp_prefix(), dir=parent))
+        path = Path(tempfile.mkdtemp(prefix=temp_prefix(), dir=real_parent(root)))
         kept: tuple[str, ...] = ()
     else:
         path = shell.path
@@ -319,9 +270,8 @@ def create_sandbox(
                 os.mkdir(path / name)
         # Marked before the template copy (that folder is the template's, never kept) and the shims
         # (a folder's size on tmpfs counts its entries): as a reset leaves the trial folder.
-        if reusable:
-            reused = shell is not None and kept == wanted
-            sandbox.marks = shell.marks if shell is not None and reused else mark_shell(path, wanted)
+        if reusable:  # the shell's own marks, where its folders are the ones this sandbox keeps
+            sandbox.marks = shell.marks if shell is not None and kept == wanted else mark_shell(path, wanted)
         if template is not None:
             sandbox.copy = _copy_template(template, sandbox.workdir, TemplateFilter.of(exclude))
         if shims:

@@ -27,10 +27,9 @@ from pathlib import Path
 
 from .._owner import temp_prefix
 from .._records import FrozenRecord
+from ._empty import FOLDER_FLAGS, empty_folder, listing, remove_entry
 
 __all__ = ["Mark", "Shell", "mark_shell", "reset_shell"]
-
-_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
 
 _GET_FLAGS = 0x80086601
 """``FS_IOC_GETFLAGS`` on Linux (``chattr``'s flags: immutable, append-only, no-atime, ...)."""
@@ -99,7 +98,7 @@ def mark_shell(path: Path, names: tuple[str, ...]) -> tuple[tuple[str, Mark], ..
     marks: list[tuple[str, Mark]] = []
     try:
         for name in ("", *names):
-            folder = os.open(path / name if name else path, _FOLDER_FLAGS)
+            folder = os.open(path / name if name else path, FOLDER_FLAGS)
             try:
                 marks.append((name, _mark(folder)))
             finally:
@@ -124,19 +123,16 @@ def reset_shell(path: Path, marks: tuple[tuple[str, Mark], ...]) -> Shell | None
     the marked ones are emptied. ``None`` (the folder left for the caller to remove) when a marked
     folder is missing, a link, or differs from its mark once emptied, or when anything fails.
     """
-    from ._sandbox import empty_folder
-
     expected = dict(marks)
     top = expected.get("")
     if top is None:
         return None
     try:
-        root = os.open(path, _FOLDER_FLAGS)
+        root = os.open(path, FOLDER_FLAGS)
     except OSError:
         return None
     try:
-        with os.scandir(root) as listing:
-            entries = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in listing]
+        entries = listing(root)
         found = {name for name, _ in entries}
         if any(name and name not in found for name in expected):
             return None
@@ -144,15 +140,8 @@ def reset_shell(path: Path, marks: tuple[tuple[str, Mark], ...]) -> Shell | None
             if name in expected:
                 if not _reset(root, name, expected[name]):
                     return None
-            elif is_folder:
-                inner = os.open(name, _FOLDER_FLAGS, dir_fd=root)
-                try:
-                    empty_folder(inner)
-                finally:
-                    os.close(inner)
-                os.rmdir(name, dir_fd=root)
             else:
-                os.unlink(name, dir_fd=root)
+                remove_entry(root, name, is_folder=is_folder)
         if _mark(root) != top:
             return None
     except (OSError, ValueError):
@@ -168,9 +157,7 @@ def reset_shell(path: Path, marks: tuple[tuple[str, Mark], ...]) -> Shell | None
 
 
 def _reset(root: int, name: str, mark: Mark) -> bool:
-    from ._sandbox import empty_folder
-
-    folder = os.open(name, _FOLDER_FLAGS, dir_fd=root)
+    folder = os.open(name, FOLDER_FLAGS, dir_fd=root)
     try:
         st = os.fstat(folder)
         if (st.st_dev, st.st_ino) != (mark.dev, mark.ino):
