@@ -243,13 +243,14 @@ async def run_trial(
             started = time.monotonic()
         try:
             result = await _agent_run(request, agent, masker, sandbox, capture)
-            if held is not None and _quick(request):
+            quick = _quick(request)
+            if held is not None and quick:
                 # Checks that only read files (on the event loop, a fraction of a millisecond) hold no
                 # place of their own: the next trial starts its agent first, then these run.
                 held.leave(result)
                 held = None
                 await asyncio.sleep(0)
-            checked = await _check(request, agent, masker, scope, sandbox, result, capture)
+            checked = await _check(request, agent, masker, scope, sandbox, result, capture, quick=quick)
         finally:
             if held is not None:
                 held.leave(result)
@@ -294,6 +295,8 @@ async def _check(
     sandbox: Sandbox,
     result: AgentResult,
     capture: OutputCapture,
+    *,
+    quick: bool,
 ) -> Checked:
     """Sweep what the agent left running, then check: on the event loop when neither step can block.
 
@@ -305,7 +308,7 @@ async def _check(
     # checks read; commands the checks start carry the marker and end with the trial.
     if not scope.quiet():
         await asyncio.to_thread(scope.sweep)
-    if _quick(request):
+    if quick:  # see _quick
         return check_trial(request, agent, masker, sandbox, result, capture)
     return await asyncio.to_thread(check_trial, request, agent, masker, sandbox, result, capture)
 
