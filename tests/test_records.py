@@ -1,10 +1,12 @@
-"""The shared ``==``, hash and ``repr`` of trialbook's records behave as those ``dataclasses`` generates."""
+"""The shared ``==``, hash and ``repr`` of trialbook's records, and :func:`frozen_record`'s ``__init__`` and
+refusal of changes, behave as those ``dataclasses`` generates."""
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
 import pkgutil
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import trialbook
-from trialbook._records import FrozenRecord, Record
+from trialbook._records import FrozenRecord, Record, frozen_record
 
 VALUES = st.one_of(
     st.none(),
@@ -29,6 +31,8 @@ def _declared(options: list[dict[str, Any]], frozen: bool, base: tuple[type, ...
     names = [f"f{i}" for i in range(len(options))]
     body: dict[str, Any] = {"__annotations__": dict.fromkeys(names, "object")}
     body.update({name: field(**opts) for name, opts in zip(names, options, strict=True)})
+    if base == (FrozenRecord,):
+        return frozen_record(type("Twin", base, body))
     kwargs = {"eq": False, "repr": False} if base else {}
     return dataclass(frozen=frozen, **kwargs)(type("Twin", base, body))
 
@@ -110,7 +114,163 @@ def test_every_record_takes_the_shared_methods_instead_of_generating_its_own() -
     assert len(classes) > 40
     for cls in classes:
         assert dataclasses.is_dataclass(cls), cls
-        base = FrozenRecord if cls.__dataclass_params__.frozen else Record  # type: ignore[attr-defined]
-        assert issubclass(cls, base), f"{cls.__qualname__}: a frozen record is a FrozenRecord"
-        for method in ("__eq__", "__hash__", "__repr__"):
+        base = FrozenRecord if issubclass(cls, FrozenRecord) else Record
+        methods = ["__eq__", "__hash__", "__repr__"]
+        if base is FrozenRecord and not any(dataclasses.is_dataclass(b) for b in cls.__mro__[1:]):
+            methods += ["__setattr__", "__delattr__"]  # declared with @frozen_record, not @dataclass
+        for method in methods:
             assert getattr(cls, method) is getattr(base, method), f"{cls.__qualname__}.{method} is generated"
+
+
+# --- frozen_record: the same __init__ and the same refusal of changes as @dataclass(frozen=True) ---------
+
+_NO_DEFAULT = object()
+
+FIELD_SPECS = st.lists(
+    st.fixed_dictionaries(
+        {
+            "default": st.sampled_from([_NO_DEFAULT, None, 0, "d"]),
+            "factory": st.booleans(),
+            "kw_only": st.booleans(),
+            "init": st.booleans(),
+        }
+    ),
+    max_size=5,
+)
+
+
+def _field_options(spec: dict[str, Any], index: int) -> dict[str, Any]:
+    options: dict[str, Any] = {"kw_only": spec["kw_only"], "init": spec["init"]}
+    if spec["factory"]:
+        options["default_factory"] = lambda: [index]  # a fresh list each time: shared would be a bug
+    elif spec["default"] is not _NO_DEFAULT:
+        options["default"] = spec["default"]
+    return options
+
+
+def _twins(specs: list[dict[str, Any]], post_init: bool) -> tuple[type | TypeError, type | TypeError]:
+    """The same fields as ``frozen_record`` and as ``dataclass(frozen=True)``, or the error declaring them."""
+    made: list[type | TypeError] = []
+    for decorate in (frozen_record, dataclass(frozen=True, eq=False, repr=False)):
+        names = [f"f{i}" for i in range(len(specs))]
+        body: dict[str, Any] = {"__annotations__": dict.fromkeys(names, "object")}
+        body.update(
+            {
+                name: field(**_field_options(spec, i))
+                for i, (name, spec) in enumerate(zip(names, specs, strict=True))
+            }
+        )
+        if post_init:
+            body["__post_init__"] = lambda self: object.__setattr__(self, "seen", sorted(vars(self)))
+        try:
+            made.append(decorate(type("Twin", (FrozenRecord,), body)))
+        except TypeError as error:
+            made.append(error)
+    return made[0], made[1]
+
+
+def _call(cls: type, args: Sequence[object], kwargs: Mapping[str, object]) -> object:
+    try:
+        return cls(*args, **kwargs)
+    except TypeError as error:  # the message names the function differently, the kind of mistake alike
+        return type(error)
+
+
+@given(specs=FIELD_SPECS, post_init=st.booleans(), data=st.data())
+def test_a_frozen_record_is_constructed_as_a_frozen_dataclass_is(
+    specs: list[dict[str, Any]], post_init: bool, data: st.DataObject
+) -> None:
+    mine, theirs = _twins(specs, post_init)
+    if isinstance(theirs, TypeError):
+        assert isinstance(mine, TypeError), "frozen_record accepted fields dataclass refuses"
+        assert str(mine).split(" (")[0] == str(theirs)
+        return
+    assert isinstance(mine, type)
+    assert [f.name for f in dataclasses.fields(mine)] == [f.name for f in dataclasses.fields(theirs)]
+    names = [f"f{i}" for i in range(len(specs))]
+    args = data.draw(st.lists(st.integers(0, 9), max_size=len(specs) + 1))
+    kwargs = data.draw(
+        st.dictionaries(
+            st.sampled_from([*names, "extra"]) if names else st.just("extra"), st.integers(10, 19), max_size=3
+        )
+    )
+    a, x = _call(mine, args, dict(kwargs)), _call(theirs, args, dict(kwargs))
+    if isinstance(x, type):
+        assert a is x
+        return
+    assert vars(a) == vars(x)
+    for name in names:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(a, name, 1)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            delattr(a, name)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.other = 1  # type: ignore[attr-defined]
+    if all(spec["init"] for spec in specs):
+        assert vars(dataclasses.replace(a)) == vars(dataclasses.replace(x))  # type: ignore[type-var]
+    first, second = _call(mine, [], {}), _call(mine, [], {})
+    if not isinstance(first, type):  # every field has a default: each instance gets its own from a factory
+        for spec, name in zip(specs, names, strict=True):
+            if spec["factory"]:
+                assert getattr(first, name) == getattr(second, name)
+                assert getattr(first, name) is not getattr(second, name)
+
+
+def test_a_subclass_made_after_its_base_was_constructed_gets_its_own_init() -> None:
+    """The base's ``__init__`` is compiled on its first instance; a subclass must not inherit that one."""
+
+    @frozen_record
+    class Base(FrozenRecord):
+        a: int
+
+    assert vars(Base(1)) == {"a": 1}
+
+    @frozen_record(kw_only=True)
+    class Child(Base):
+        b: str = "b"
+
+    assert vars(Child(2, b="c")) == {"a": 2, "b": "c"}
+    assert vars(Child(3)) == {"a": 3, "b": "b"}
+    assert vars(Base(4)) == {"a": 4}
+    with pytest.raises(TypeError):
+        Base(5, b="x")  # type: ignore[call-arg]
+
+
+def test_a_subclass_with_its_own_init_keeps_it_when_it_constructs_the_base_first() -> None:
+    @frozen_record
+    class Base(FrozenRecord):
+        a: int
+
+    class Wrapper(Base):
+        def __init__(self, text: str) -> None:
+            super().__init__(len(text))
+
+    assert vars(Wrapper("four")) == {"a": 4}
+    assert vars(Wrapper("ab")) == {"a": 2}
+    assert Wrapper.__dict__["__init__"].__qualname__.endswith("Wrapper.__init__")
+
+
+def test_frozen_record_refuses_what_it_cannot_keep() -> None:
+    with pytest.raises(TypeError, match="derives from FrozenRecord"):
+        frozen_record(type("Loose", (), {"__annotations__": {"a": "int"}}))
+    for method in ("__init__", "__setattr__", "__delattr__"):
+        with pytest.raises(TypeError, match=f"cannot define {method}"):
+            frozen_record(type("Own", (FrozenRecord,), {method: lambda self, *a: None}))
+
+
+def test_a_frozen_dataclass_may_derive_from_a_frozen_record_as_from_any_frozen_dataclass() -> None:
+    """Users subclass built-in records (an assertion, say) with ``@dataclass(frozen=True)``."""
+
+    @frozen_record
+    class Base(FrozenRecord):
+        a: int
+
+    @dataclass(frozen=True)
+    class Theirs(Base):
+        b: int = 2
+
+    assert dataclasses.fields(Theirs)[0].name == "a" and vars(Theirs(1)) == {"a": 1, "b": 2}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Theirs(1).a = 3  # type: ignore[misc]
+    with pytest.raises(TypeError, match="non-frozen dataclass from a frozen one"):
+        dataclass(type("Mutable", (Base,), {"__annotations__": {"c": "int"}}))

@@ -7,10 +7,9 @@ results read like any other agent's: a user turn, one assistant turn per tool ca
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from .. import __version__
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..evidence import AgentResult, JsonValue, StopReason, ToolCall, Turn
 from ._excerpt import excerpt
 from ._protocol import AgentTask, Availability
@@ -38,7 +37,7 @@ class LocalAgent:
         """Nothing is shared across trials."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class LocalStep(FrozenRecord):
     """One command that ran: ``exit_code`` is ``None`` when it was killed at the deadline.
 

@@ -7,11 +7,11 @@ run many trials concurrently, and is closed at the end so shared resources (a CL
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..evidence import AgentResult, DeclaredInput, JsonValue
 from ..masking import Masker
 from ..sandbox._capture import OutputCapture
@@ -19,7 +19,7 @@ from ..sandbox._capture import OutputCapture
 __all__ = ["Agent", "AgentFactory", "AgentSpec", "AgentTask", "Availability"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class Availability(FrozenRecord):
     """Whether an agent can run here; ``reason`` says what is missing and how to fix it."""
 
@@ -27,7 +27,7 @@ class Availability(FrozenRecord):
     reason: str | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class AgentSpec(FrozenRecord):
     """An agent as an eval file names it: ``literal`` or ``{name: copilot, model: ..., env: {...}}``.
 
@@ -40,7 +40,7 @@ class AgentSpec(FrozenRecord):
     source: str = "<command line>"
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class AgentTask(FrozenRecord):
     """One trial handed to an adapter.
 

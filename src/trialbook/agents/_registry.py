@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..errors import ConfigError, UsageError
 from . import script
 from ._protocol import Agent, AgentFactory, AgentSpec
@@ -32,7 +31,7 @@ __all__ = [
 ENTRY_POINT_GROUP = "trialbook.agents"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class RegisteredAgent(FrozenRecord):
     """One entry point of the group: its name, ``module:function`` target, and why it cannot load (if so)."""
 

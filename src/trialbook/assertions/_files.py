@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import ClassVar
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..evidence import AssertionRecord, JsonObject
 from ._base import make_label
 from ._pattern import Pattern, PatternLike
@@ -35,7 +34,7 @@ def sandbox_path(path: str) -> str:
     return path
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class FileExists(FrozenRecord):
     """``path`` (a file or folder, relative to the sandbox) exists after the agent finished."""
 
@@ -63,7 +62,7 @@ class FileExists(FrozenRecord):
         return {"kind": self.kind, "path": self.path}
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class FileContains(FrozenRecord):
     """The text file ``path`` contains ``pattern`` (a substring, or a ``/regex/`` searched in the text)."""
 

@@ -8,15 +8,14 @@ A ``/…/`` pattern is searched anywhere in the line, as people expect from grep
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..evidence import JsonValue
 
 __all__ = ["Pattern", "PatternLike"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class Pattern(FrozenRecord):
     """A call or text pattern as written (``text``), with its compiled regex when it is one."""
 

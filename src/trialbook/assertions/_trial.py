@@ -6,17 +6,16 @@ Assertions stay pure: they read a trial only through :class:`FinishedTrial`, whi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..evidence import AgentResult
 
 __all__ = ["Call", "CommandOutcome", "FinishedTrial"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class Call(FrozenRecord):
     """One call a shim recorded, as a line of the trial's ``calls.jsonl``.
 
@@ -38,7 +37,7 @@ class Call(FrozenRecord):
         return " ".join(self.argv)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class CommandOutcome(FrozenRecord):
     """How a command run in the finished sandbox ended; ``exit_code`` is ``None`` when it timed out."""
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 import gc
 import importlib
 from collections.abc import Iterator, Mapping, MutableMapping
-from dataclasses import dataclass
 from typing import Any
 
 import click
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ._common import TrialbookGroup
 
 __all__ = ["LazyCommand", "LazyGroup", "freeze_imports"]
@@ -37,7 +36,7 @@ def freeze_imports() -> None:
     _FREEZE.append(True)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class LazyCommand(FrozenRecord):
     """Where a command lives (``module:attribute``, relative to this package) and its one-line summary."""
 

@@ -8,14 +8,13 @@ trials that finished: the mean duration times the work left, spread over the tri
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 
 __all__ = ["RunningTrial", "StatusCounts", "colour_wanted", "eta_seconds", "format_clock", "status_line"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class RunningTrial(FrozenRecord):
     """A trial that has started and not finished, with when it started (monotonic seconds)."""
 
@@ -25,7 +24,7 @@ class RunningTrial(FrozenRecord):
     started: float
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class StatusCounts(FrozenRecord):
     """Where the run stands."""
 

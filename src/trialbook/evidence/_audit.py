@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 
 __all__ = ["RequestAudit"]
 
 _SHA256 = r"[0-9a-f]{64}"  # compiled (and cached by ``re``) for the first audit
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class RequestAudit(FrozenRecord):
     """One outgoing model request (or one validated WebSocket ``response.create`` message), as sent.
 

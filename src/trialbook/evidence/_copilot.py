@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from .._records import frozen_record
 from ._result import AgentResult
 from ._usage import UsageEntry
 
@@ -55,7 +56,7 @@ class SubagentInvocation:
     result: CopilotResult | None = None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class CopilotResult(AgentResult):
     """The evidence of one Copilot session, with framework-owned child sessions nested in it.
 

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ._json import JsonValue
 
 __all__ = [
@@ -38,7 +37,7 @@ _SPACE = r"\s+"
 _FRONT_MATTER = r"(?s)\A---[ \t]*\r?\n.*?\r?\n---[ \t]*(?:\r?\n|\Z)"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class InstructionLoad(FrozenRecord):
     """One declared input in a trial's evidence.
 
@@ -61,7 +60,7 @@ def normalize_text(text: str) -> str:
     return re.sub(_SPACE, " ", text).strip()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class DeclaredInput(FrozenRecord):
     """What the decision needs of one declared input: its evidence identity and the texts that show it.
 

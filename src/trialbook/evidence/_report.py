@@ -7,10 +7,10 @@ of an eval), each with its full result record.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import ClassVar, Literal, get_args
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ._json import JsonValue
 from ._result import AgentResult
 
@@ -31,7 +31,7 @@ Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", 
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class AssertionRecord(FrozenRecord):
     """The result of one check over a finished trial: what was expected and what was seen.
 
@@ -46,7 +46,7 @@ class AssertionRecord(FrozenRecord):
     error: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class ExecutionRecord(FrozenRecord):
     """One captured agent run inside a test.
 
@@ -74,7 +74,7 @@ class ExecutionRecord(FrozenRecord):
         return self.result.estimated_cost().unpriced_models
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class TestReport(FrozenRecord):
     """One pytest test or one eval × agent.
 
@@ -92,7 +92,7 @@ class TestReport(FrozenRecord):
     executions: tuple[ExecutionRecord, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class SuiteMetadata(FrozenRecord):
     """Where and when a suite was produced."""
 
@@ -105,7 +105,7 @@ class SuiteMetadata(FrozenRecord):
     ci_run_url: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class SuiteReport(FrozenRecord):
     """A whole run: metadata, tests and outcome counts, in schema :data:`SCHEMA_VERSION`."""
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal, get_args
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ._audit import RequestAudit
 from ._json import JsonObject, JsonValue
 from ._loading import InstructionLoad
@@ -33,7 +32,7 @@ StopReason = Literal[
 STOP_REASONS: tuple[str, ...] = get_args(StopReason)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class Turn(FrozenRecord):
     """One normalized conversation turn.
 
@@ -47,7 +46,7 @@ class Turn(FrozenRecord):
     tool_call_ids: tuple[str | None, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class AgentResult(FrozenRecord):
     """The evidence of one agent run (one trial).
 

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ._json import JsonValue
 
 __all__ = ["ToolCall", "ToolImage"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class ToolImage(FrozenRecord):
     """An image a tool returned: raw bytes and the media type when known."""
 
@@ -19,7 +18,7 @@ class ToolImage(FrozenRecord):
     media_type: str | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class ToolCall(FrozenRecord):
     """A tool call and its completion.
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 
 __all__ = ["PRICES", "CostEstimate", "ModelPrice", "UsageEntry", "estimate_cost", "sum_known"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class UsageEntry(FrozenRecord):
     """Tokens one model request (or one reported aggregate) used. Each count is ``None`` when not reported.
 
@@ -53,7 +52,7 @@ def sum_known(values: Iterable[int | None]) -> int | None:
     return total
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class ModelPrice(FrozenRecord):
     """USD per million tokens for one model."""
 
@@ -76,7 +75,7 @@ PRICES: dict[str, ModelPrice] = {
 }
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class CostEstimate(FrozenRecord):
     """An estimate from reported token counts; not a claim of complete billing evidence.
 

@@ -15,11 +15,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from trialbook.errors import UsageError
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 
 __all__ = [
     "CONNECT_TIMEOUT_ENV",
@@ -50,7 +49,7 @@ def _seconds(value: float | str, name: str) -> float:
     return seconds
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class NetworkTimeouts(FrozenRecord):
     """The connect and idle timeouts of history fetches and pushes, in seconds."""
 

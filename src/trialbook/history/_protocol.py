@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from trialbook.errors import ExitCode, TrialbookError
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ._line import HistoryLine
 
 __all__ = ["HistoryAuthError", "HistoryError", "HistoryPushError", "HistoryStore", "SyncAction", "SyncReport"]
@@ -18,7 +17,7 @@ SyncAction = Literal[
 ]
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class SyncReport(FrozenRecord):
     """What ``sync()`` did.
 

@@ -6,16 +6,14 @@ job summary and the PR comment show, so the renderers stay pure and can be teste
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..stats import DEFAULT_ALPHA, RegressionTest, regression_test
 from .flaky import Stability, against_window
 
 __all__ = ["BaseResult", "ListedEval", "ReviewRow", "cached_note"]
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class BaseResult(FrozenRecord):
     """The base ref's last recorded result for one eval × agent, read from history.
 
@@ -32,7 +30,7 @@ class BaseResult(FrozenRecord):
     commit: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class ReviewRow(FrozenRecord):
     """One eval × agent that ran in this job.
 
@@ -97,7 +95,7 @@ class ReviewRow(FrozenRecord):
         )
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class ListedEval(FrozenRecord):
     """An eval × agent that did not run in this job, with the reason (cached, skipped, not started).
 

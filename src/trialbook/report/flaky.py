@@ -9,11 +9,10 @@ say which of the two a reviewer is looking at. Pure: it reads only fields every 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..stats import DEFAULT_ALPHA, RegressionTest, fisher_one_sided_less, regression_test, wilson_interval
 
 __all__ = [
@@ -70,7 +69,7 @@ def is_base_run(run: object) -> bool:
     return not str(extra.get("ref", "")).startswith("refs/pull/")
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class Stability(FrozenRecord):
     """An eval × agent over its window of runs.
 

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..stats import format_rate
 
 __all__ = ["TableRow", "format_cost", "render_table"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class TableRow(FrozenRecord):
     """One eval × agent line of the final table."""
 

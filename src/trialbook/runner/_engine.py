@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._records import FrozenRecord, Record
+from .._records import FrozenRecord, Record, frozen_record
 from ..evidence import AgentResult
 from ..masking import Masker
 from ..sandbox import ShimConfig
@@ -28,7 +28,7 @@ from ._waves import Waves
 __all__ = ["ControlOutcome", "EntryResult", "run_plan"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class ControlOutcome(FrozenRecord):
     """An eval's negative control: whether its assertions all held with no agent, and which held.
 

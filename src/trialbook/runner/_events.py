@@ -5,15 +5,14 @@ Payloads are frozen dataclasses so they can grow without breaking a sink someone
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 
 __all__ = ["ProgressSink", "TrialFinished", "TrialStarted"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class TrialStarted(FrozenRecord):
     """A trial got its sandbox and its agent is running."""
 
@@ -24,7 +23,7 @@ class TrialStarted(FrozenRecord):
     remaining: int
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class TrialFinished(FrozenRecord):
     """A trial ended; ``summary`` is one already-masked line describing the outcome."""
 

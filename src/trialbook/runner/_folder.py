@@ -11,11 +11,10 @@ import contextlib
 import json
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 from .._owner import pid_alive
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..errors import UsageError
 from ..fsutil import atomic_write_text, sync_directory, sync_folder, sync_later
 
@@ -117,7 +116,7 @@ def claim(folder: Path, kind: str) -> None:
         atomic_write_text(folder / ".gitignore", _IGNORE)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class StagedFolder(FrozenRecord):
     """A run being written at ``staging``; :meth:`commit` puts it at ``final``."""
 

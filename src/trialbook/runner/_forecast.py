@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from .._words import plural
 from ..history import HistoryLine
 from ._plan import PlanEntry
@@ -20,7 +19,7 @@ from ._plan import PlanEntry
 __all__ = ["Forecast", "PairForecast", "forecast"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class PairForecast(FrozenRecord):
     """One eval × agent: trials planned and the medians per trial (``None`` without history)."""
 
@@ -30,7 +29,7 @@ class PairForecast(FrozenRecord):
     seconds_per_trial: float | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class Forecast(FrozenRecord):
     """The whole run's expected cost and wall time."""
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 
 __all__ = ["RunOptions"]
 
@@ -16,7 +16,7 @@ def _environ() -> dict[str, str]:
     return dict(os.environ)
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class RunOptions(FrozenRecord):
     """The options of ``trialbook eval`` (and ``ci``), with the documented defaults."""
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..agents import Agent, AgentSpec, create_agent
 from ..agents.noop import NoopAgent
 from ..errors import UsageError
@@ -64,7 +64,7 @@ ADAPTIVE_MIN_TRIALS = 3
 Action = Literal["run", "cached", "unchanged", "filtered"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class PlanEntry(FrozenRecord):
     """One eval × agent and what the run will do with it."""
 

@@ -14,9 +14,9 @@ masker unchecked.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..evidence import JsonValue
 from ..masking import Masker, credential_items, is_credential_name, length_problem, length_warning
 from ..spec import EvalSpec, secret_location
@@ -34,7 +34,7 @@ def provider_variables() -> tuple[str, ...]:
     return (*CLAUDE_PASSTHROUGH, *CODEX_PASSTHROUGH, *COPILOT_VARIABLES)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class Credential(FrozenRecord):
     """One secret value the masker is fed, with where it came from (never shown: ``value``)."""
 
@@ -101,7 +101,7 @@ def run_credentials(
     return credentials
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class RunSecrets(FrozenRecord):
     """The run's masker and what its values say about the run: refuse it (``problems``) or warn."""
 

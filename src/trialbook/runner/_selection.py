@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..errors import UsageError
 from ..spec import EvalSpec
 
@@ -28,7 +27,7 @@ def closest(wanted: str, choices: Iterable[str], limit: int = 3) -> list[str]:
     return near[:limit] or pool[:limit]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class Selection(FrozenRecord):
     """The selection options of a run; empty means "everything"."""
 

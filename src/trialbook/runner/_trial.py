@@ -7,11 +7,10 @@ import functools
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..agents import Agent, AgentTask
 from ..assertions import Assertion, Call, quick_checks
 from ..evidence import AgentResult, AssertionRecord
@@ -42,7 +41,7 @@ BACKSTOP_S = 30.0
 """Extra time an adapter gets past the trial deadline to stop on its own before the runner cancels it."""
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class TrialRequest(FrozenRecord):
     """Everything one trial needs, already rendered."""
 
@@ -66,7 +65,7 @@ class TrialRequest(FrozenRecord):
     output_limit: int = DEFAULT_OUTPUT_LIMIT
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class TrialOutcome(FrozenRecord):
     """A finished trial. ``cost_usd`` is reported or estimated cost, ``None`` when unknown."""
 

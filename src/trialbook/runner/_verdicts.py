@@ -7,10 +7,10 @@ worker thread: one hand-off per step instead of one per file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..agents import Agent
 from ..assertions import Call, evaluate_all
 from ..evidence import AgentResult, AssertionRecord, JsonObject
@@ -44,7 +44,7 @@ def unused_shim_note(name: str) -> str:
     )
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class Checked(FrozenRecord):
     """What the checks made of a finished agent run, not yet masked."""
 
@@ -59,7 +59,7 @@ class Checked(FrozenRecord):
     """The agent's file changes, already masked."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class Recorded(FrozenRecord):
     """A checked trial as the evidence keeps it: masked, explained, written."""
 

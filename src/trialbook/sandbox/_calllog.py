@@ -8,16 +8,15 @@ the read or hides the calls before it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..assertions._trial import Call
 
 __all__ = ["CallLog", "parse_call_log", "read_call_log"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class CallLog(FrozenRecord):
     """The calls a log holds, in the order they started, and one message per line that could not be read."""
 

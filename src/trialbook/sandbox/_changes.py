@@ -15,10 +15,9 @@ import hashlib
 import os
 import stat
 from collections.abc import Collection, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..evidence import JsonObject, JsonValue
 from ..masking import Masker
 
@@ -88,7 +87,7 @@ def _files(root: Path | None, *, follow_root: bool = True) -> dict[str, _Found]:
     return found
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class _Large(FrozenRecord):
     """A file too large to hold: compared and shown by size and a hash streamed from disk."""
 

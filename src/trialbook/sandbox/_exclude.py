@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 
 __all__ = ["ALWAYS_EXCLUDED", "TemplateFilter", "check_pattern"]
 
@@ -84,7 +84,7 @@ def _compile(pattern: str) -> tuple[re.Pattern[str], bool]:
     return re.compile(("" if anchored else "(?:.*/)?") + body), folders_only
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class TemplateFilter(FrozenRecord):
     """Decides, path by path, whether a template entry stays out of the copy and the hash."""
 

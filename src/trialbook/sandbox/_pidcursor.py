@@ -14,9 +14,8 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ._procfs import ProcEntry, entry, read_proc
 
 __all__ = ["Cursor", "cursor", "forks", "span", "young"]
@@ -25,7 +24,7 @@ _PROBE_LIMIT = 32
 """Up to this many new pids are read one by one; more, and one listing of ``/proc`` is cheaper."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class Cursor(FrozenRecord):
     """The kernel's pid cursor at one moment: the last pid handed out and the forks made so far."""
 

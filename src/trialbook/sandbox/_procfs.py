@@ -13,11 +13,10 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from .._owner import pid_alive
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 
 __all__ = [
     "ProcEntry",
@@ -36,7 +35,7 @@ __all__ = [
 _PROC = Path("/proc")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class ProcEntry(FrozenRecord):
     """One process: its parent, its state letter (``Z`` for a zombie), its marker value and its session.
 

@@ -22,11 +22,10 @@ import fcntl
 import itertools
 import os
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 from .._owner import temp_prefix
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ._empty import FOLDER_FLAGS, empty_folder, listing, remove_entry
 
 __all__ = ["Mark", "Shell", "mark_shell", "reset_shell"]
@@ -38,7 +37,7 @@ _names = itertools.count()
 _names_lock = threading.Lock()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class Mark(FrozenRecord):
     """What a fresh folder looked like; a reused one must look the same once emptied.
 
@@ -56,7 +55,7 @@ class Mark(FrozenRecord):
     xattrs: tuple[tuple[str, bytes], ...] | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class Shell(FrozenRecord):
     """A trial folder emptied for reuse: its path and the marks of the folders it keeps (``""``: itself)."""
 

@@ -12,11 +12,10 @@ import os
 import shlex
 import shutil
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 
 __all__ = ["ShimConfig", "ShimMode", "bash_path", "shim_name_problem", "write_shim"]
 
@@ -44,7 +43,7 @@ def shim_name_problem(name: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class ShimConfig(FrozenRecord):
     """One shimmed binary and what its shim does after recording a call.
 

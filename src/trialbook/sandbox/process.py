@@ -15,11 +15,10 @@ import os
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from .._tasks import start_now
 from ._capture import OutputCapture, StreamCapture
 from ._watcher import prefer_pidfd_watcher
@@ -31,7 +30,7 @@ GRACE_S = 2.0
 """How long a process group gets between SIGTERM and SIGKILL."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class ProcessOutcome(FrozenRecord):
     """How a process ended. ``returncode`` is ``None`` when it was killed for the deadline."""
 

@@ -12,10 +12,9 @@ Names are checked against what the eval declares once every key is read (``instr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..stats import COMPARE_ALPHA
 from ._context import Context
 from ._inputs import InstructionFile, SkillFolder
@@ -27,7 +26,7 @@ COMPARE_EXAMPLE = "compare: without"
 _LIST_EXAMPLE = "compare: {without: [AGENTS.md]}"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class CompareSpec(FrozenRecord):
     """What the ``without`` arm leaves out, and the level its difference from ``with`` is judged at.
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..errors import ConfigError
 from ._problems import display_path
 
@@ -18,7 +17,7 @@ _SKIPPED_FOLDERS = {"node_modules", "__pycache__"}
 """Folders never searched, besides hidden ones: they hold installed code, not the user's evals."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class Found(FrozenRecord):
     """An eval file, the evals folder it was found under, and the id its path gives it."""
 

@@ -6,9 +6,7 @@ and a test compares the two, so a key the loader accepts cannot be missing from 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..evidence import JsonObject
 
 __all__ = ["ASSERTION_KINDS", "DURATION_PATTERN", "FIELDS", "ID_PATTERN", "SIZE_PATTERN", "FieldDoc"]
@@ -33,7 +31,7 @@ _PATH: JsonObject = {"type": "string", "minLength": 1}
 _SCALAR: JsonObject = {"type": ["string", "number", "integer"]}
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class FieldDoc(FrozenRecord):
     """One key: its schema, what it means, and an example line that error messages suggest."""
 

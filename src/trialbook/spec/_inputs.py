@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 
 if TYPE_CHECKING:
     from ._model import EvalSpec
@@ -55,7 +55,7 @@ def conventional_place(name: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class InstructionFile(FrozenRecord):
     """One declared instruction file.
 
@@ -74,7 +74,7 @@ class InstructionFile(FrozenRecord):
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class SkillFolder(FrozenRecord):
     """One declared skill: a folder holding ``SKILL.md``, placed whole where each agent finds skills.
 

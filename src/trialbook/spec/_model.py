@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Literal
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..agents import AgentSpec
 from ..assertions import Assertion
 from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT
@@ -20,7 +20,7 @@ DEFAULT_TIMEOUT_S = 600.0
 """Ten minutes per trial: enough for an agent to set up a project, short enough to notice a hang."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class ShimSpec(FrozenRecord):
     """A binary put first on the sandbox's ``PATH`` so every call of it is recorded.
 
@@ -33,7 +33,7 @@ class ShimSpec(FrozenRecord):
     script: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+@frozen_record(kw_only=True)
 class EvalSpec(FrozenRecord):
     """One loaded eval file entry.
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..evidence import JsonValue
 
 __all__ = [
@@ -34,7 +33,7 @@ _TOKEN = re.compile(
 _SECRET_TOKEN = re.compile(r"(?<![\\$])\{\{\s*secrets\.(?P<name>[A-Za-z_][\w-]*)\s*\}\}")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class Placeholder(FrozenRecord):
     """One placeholder in a text: its name, whether it names a secret, and its 1-based line."""
 

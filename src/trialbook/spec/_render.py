@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
-from .._records import FrozenRecord
+from .._records import FrozenRecord, frozen_record
 from ..errors import ConfigError
 from ..evidence import JsonValue
 from ..masking import MASK, Masker
@@ -16,7 +16,7 @@ from ._problems import display_path
 __all__ = ["MASK", "RenderedPrompt", "check_secrets", "render_options", "render_prompt", "secret_location"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_record
 class RenderedPrompt(FrozenRecord):
     """One prompt in its three forms.
 
