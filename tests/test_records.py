@@ -15,7 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import trialbook
-from trialbook._records import FrozenRecord, Record, frozen_record
+import trialbook._records
+from trialbook._records import FrozenRecord, Record, _compiled_init, frozen_record
 
 VALUES = st.one_of(
     st.none(),
@@ -176,6 +177,16 @@ def _call(cls: type, args: Sequence[object], kwargs: Mapping[str, object]) -> ob
         return type(error)
 
 
+def _call_compiled(cls: type, args: Sequence[object], kwargs: Mapping[str, object]) -> object:
+    """What the ``__init__`` compiled once a class made :data:`COMPILE_AFTER` instances does."""
+    made: object = object.__new__(cls)
+    try:
+        _compiled_init(cls)(made, *args, **kwargs)
+    except TypeError as error:
+        return type(error)
+    return made
+
+
 @given(specs=FIELD_SPECS, post_init=st.booleans(), data=st.data())
 def test_a_frozen_record_is_constructed_as_a_frozen_dataclass_is(
     specs: list[dict[str, Any]], post_init: bool, data: st.DataObject
@@ -195,10 +206,12 @@ def test_a_frozen_record_is_constructed_as_a_frozen_dataclass_is(
         )
     )
     a, x = _call(mine, args, dict(kwargs)), _call(theirs, args, dict(kwargs))
+    compiled = _call_compiled(mine, args, dict(kwargs))
     if isinstance(x, type):
-        assert a is x
+        assert a is x and compiled is x
         return
-    assert vars(a) == vars(x)
+    assert vars(a) == vars(x) == vars(compiled)
+    assert list(vars(a)) == list(vars(compiled))  # the same fields, set in the same order
     for name in names:
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(a, name, 1)
@@ -208,22 +221,44 @@ def test_a_frozen_record_is_constructed_as_a_frozen_dataclass_is(
         a.other = 1  # type: ignore[attr-defined]
     if all(spec["init"] for spec in specs):
         assert vars(dataclasses.replace(a)) == vars(dataclasses.replace(x))  # type: ignore[type-var]
-    first, second = _call(mine, [], {}), _call(mine, [], {})
-    if not isinstance(first, type):  # every field has a default: each instance gets its own from a factory
-        for spec, name in zip(specs, names, strict=True):
-            if spec["factory"]:
-                assert getattr(first, name) == getattr(second, name)
-                assert getattr(first, name) is not getattr(second, name)
+    for make in (_call, _call_compiled):
+        first, second = make(mine, [], {}), make(mine, [], {})
+        if not isinstance(first, type):  # every field has a default: each instance has its own from a factory
+            for spec, name in zip(specs, names, strict=True):
+                if spec["factory"]:
+                    assert getattr(first, name) == getattr(second, name)
+                    assert getattr(first, name) is not getattr(second, name)
 
 
-def test_a_subclass_made_after_its_base_was_constructed_gets_its_own_init() -> None:
-    """The base's ``__init__`` is compiled on its first instance; a subclass must not inherit that one."""
+def test_a_record_compiles_its_init_after_its_first_instances_and_keeps_working() -> None:
+    @frozen_record(kw_only=True)
+    class Often(FrozenRecord):
+        a: int
+        b: list[int] = field(default_factory=list)
+
+    placeholder = Often.__dict__["__init__"]
+    made = [Often(a=i) for i in range(trialbook._records.COMPILE_AFTER + 3)]
+    assert Often.__dict__["__init__"] is not placeholder
+    assert Often.__dict__["__init__"].__qualname__.endswith("Often.__init__")
+    assert [vars(m) for m in made] == [{"a": i, "b": []} for i in range(len(made))]
+    assert len({id(m.b) for m in made}) == len(made)
+    with pytest.raises(TypeError):
+        Often(1)  # type: ignore[call-arg]
+
+
+def test_a_subclass_made_after_its_base_compiled_its_init_gets_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The base's compiled ``__init__`` sits in the base's ``__dict__``; a subclass must not inherit it."""
+    monkeypatch.setattr(trialbook._records, "COMPILE_AFTER", 0)
 
     @frozen_record
     class Base(FrozenRecord):
         a: int
 
+    placeholder = Base.__dict__["__init__"]
     assert vars(Base(1)) == {"a": 1}
+    assert Base.__dict__["__init__"] is not placeholder  # compiled on the first instance
 
     @frozen_record(kw_only=True)
     class Child(Base):
@@ -236,7 +271,12 @@ def test_a_subclass_made_after_its_base_was_constructed_gets_its_own_init() -> N
         Base(5, b="x")  # type: ignore[call-arg]
 
 
-def test_a_subclass_with_its_own_init_keeps_it_when_it_constructs_the_base_first() -> None:
+@pytest.mark.parametrize("compile_after", [0, 64])
+def test_a_subclass_with_its_own_init_keeps_it_when_it_constructs_the_base_first(
+    compile_after: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(trialbook._records, "COMPILE_AFTER", compile_after)
+
     @frozen_record
     class Base(FrozenRecord):
         a: int
