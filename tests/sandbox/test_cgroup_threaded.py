@@ -6,10 +6,13 @@ grace period). These tests attack what that changes: a threaded group refuses ``
 fork storm must still end; a frozen group must not freeze the next trial; a process with many threads
 counts once; trialbook, and what it started outside trials, go back to their cgroup when the run ends;
 and the folder of a trialbook killed with ``kill -9`` is cleaned up without killing what was not a trial's.
+A run of a few trials makes no threaded subtree: trialbook stays where it was.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shlex
 import signal
@@ -20,10 +23,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.runner.local import run_outcomes
 from tests.sandbox.procs import open_cgroup_scope, read_pids, run_in_trial, running, wait_gone
 from trialbook.sandbox._cgroup import sweep_stale_roots
 from trialbook.sandbox._procfs import has_procfs
-from trialbook.sandbox.supervisor import TrialScope
+from trialbook.sandbox.supervisor import THREADED_FROM, TrialScope, supervisor
 
 pytestmark = pytest.mark.skipif(not has_procfs(), reason="no /proc on this system (documented limit)")
 
@@ -155,3 +159,58 @@ def test_the_folder_of_a_killed_trialbook_kills_its_trials_and_sends_the_rest_ho
         for pid in (bystander, stray):
             if running(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_a_short_run_keeps_trialbook_home_and_moves_its_commands_whole(tmp_path: Path) -> None:
+    """Below THREADED_FROM trials, trialbook's own two moves would cost more than its commands save."""
+    home = _cgroup()
+    with supervisor().expecting(THREADED_FROM - 1):
+        scope = open_cgroup_scope()
+    assert scope.group is not None and scope.join is not None
+    try:
+        assert scope.join.name == "cgroup.procs"
+        assert _cgroup() == home, "trialbook did not move"
+        assert not (scope.group.parent / "runner").exists()
+        run_in_trial(scope, f"grep ^0:: /proc/self/cgroup > {tmp_path / 'where'}", tmp_path)
+        where = (tmp_path / "where").read_text().strip()
+        assert where.endswith(f"/{scope.group.parent.name}/{scope.group.name}")
+        assert (scope.group / "cgroup.type").read_text().strip() == "domain"
+        # a whole process in a domain group: a trial's escapee still ends with the trial
+        pids = tmp_path / "pids"
+        escape = f"setsid -f bash -c 'echo $$ >> {pids}; exec sleep 300' >/dev/null 2>&1"
+        run_in_trial(scope, f"{escape}\nuntil [ -s {pids} ]; do sleep 0.01; done", tmp_path)
+        escapee = read_pids(pids)
+        assert escapee and all(running(pid) for pid in escapee)
+        assert set(escapee) <= {int(pid) for pid in (scope.group / "cgroup.procs").read_text().split()}
+    finally:
+        scope.close()
+    assert wait_gone(escapee) == []
+    assert _cgroup() == home
+    assert not scope.group.parent.exists()
+
+
+def test_a_long_run_or_none_expected_makes_the_folder_threaded() -> None:
+    for expected in (THREADED_FROM, None):
+        with contextlib.ExitStack() as stack:
+            if expected is not None:
+                stack.enter_context(supervisor().expecting(expected))
+            scope = _open()
+        assert scope.close() == 0
+
+
+def test_a_one_trial_run_leaves_trialbook_in_its_cgroup_while_its_agent_runs(tmp_path: Path) -> None:
+    """The runner says how many trials it expects; its agent sees its parent, trialbook, stay home."""
+    home = _cgroup()
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    script = f"grep ^0:: /proc/$PPID/cgroup > {seen}/parent; grep ^0:: /proc/self/cgroup > {seen}/self"
+    eval_file = tmp_path / "where.eval.yaml"
+    eval_file.write_text(
+        f"prompt_text: say where\nagents: [{{name: where, script: {json.dumps(script)}}}]\ntrials: 1\n"
+        "assert:\n  - file_exists: .\n"
+    )
+    (outcome,) = run_outcomes(eval_file, tmp_path / "results", concurrency=1)
+    assert outcome.passed, outcome.explanation
+    assert (seen / "parent").read_text().strip()[3:] == home, "trialbook stayed in its own cgroup"
+    assert "/trialbook-" in (seen / "self").read_text(), "the agent ran in its trial's group"
+    assert _cgroup() == home

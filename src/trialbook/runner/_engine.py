@@ -14,6 +14,7 @@ from ..evidence import AgentResult
 from ..masking import Masker
 from ..sandbox import ShimConfig
 from ..sandbox._remover import SandboxRemover
+from ..sandbox.supervisor import supervisor
 from ..spec import EvalSpec, render_options, render_prompt
 from ..stats import EarlyVerdict, early_verdict
 from ..verdict import Verdict, eval_verdict
@@ -392,7 +393,8 @@ async def run_plan(
     if cancel is not None:
         cancel.attach(asyncio.get_running_loop(), stop)
     try:
-        await asyncio.gather(*(control(check) for check in checks), *(one(r, q) for r, q in queue))
+        with supervisor().expecting(total + len(checks)):
+            await asyncio.gather(*(control(check) for check in checks), *(one(r, q) for r, q in queue))
     finally:
         if cancel is not None:
             cancel.detach()

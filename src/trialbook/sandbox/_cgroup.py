@@ -20,7 +20,8 @@ folder of groups a threaded subtree where the kernel allows: it moves itself, on
 moving its one thread. A threaded group refuses ``cgroup.kill``; its members are frozen
 (``cgroup.freeze``, so none can fork meanwhile) and killed one by one. When the folder is removed,
 trialbook and anything else born in ``runner`` go back to the cgroup they came from. Where the kernel
-refuses a threaded subtree, commands move as whole processes.
+refuses a threaded subtree, and for a run of only a few trials (see ``Supervisor.expecting``),
+commands move as whole processes.
 
 A trial's group that is empty when the trial ends serves a later trial of the same run (a free list in
 :class:`CgroupRoot`) instead of being removed and made again: a group holds nothing of a trial once its
@@ -344,8 +345,11 @@ def sweep_stale_roots() -> list[Path]:
     return removed
 
 
-def find_cgroup_root() -> CgroupRoot | None:
-    """Make this process's folder of trial groups when cgroup v2 allows it; ``None`` otherwise."""
+def find_cgroup_root(*, threaded: bool = True) -> CgroupRoot | None:
+    """Make this process's folder of trial groups when cgroup v2 allows it; ``None`` otherwise.
+
+    ``threaded=False``: never a threaded subtree, so commands move as whole processes.
+    """
     if os.environ.get("TRIALBOOK_CGROUP", "").lower() in {"0", "off", "no", "false"}:
         return None
     base = _base()
@@ -362,4 +366,4 @@ def find_cgroup_root() -> CgroupRoot | None:
         with contextlib.suppress(OSError):
             path.rmdir()
         return None
-    return CgroupRoot(path, threaded=_enter_runner(path))
+    return CgroupRoot(path, threaded=threaded and _enter_runner(path))
