@@ -30,6 +30,8 @@ arguments by hand for a class's first instances, then through an ``__init__`` co
 
 from __future__ import annotations
 
+import dataclasses
+import keyword
 import reprlib
 from collections.abc import Callable
 from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field, fields
@@ -38,6 +40,9 @@ from typing import Any, TypeVar, dataclass_transform, overload
 __all__ = ["FrozenRecord", "Record", "frozen_record"]
 
 T = TypeVar("T", bound=type)
+
+_INITVAR = getattr(dataclasses, "_FIELD_INITVAR", object())
+"""How ``dataclasses`` marks an ``InitVar`` pseudo-field in ``__dataclass_fields__`` (3.8 to 3.14)."""
 
 
 _Names = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
@@ -100,6 +105,9 @@ class FrozenRecord(Record):
 _FACTORY = object()
 """The default of an ``__init__`` argument whose field has a ``default_factory``: call the factory."""
 
+_OWN = "__trialbook_"
+"""The prefix of every name the compiled ``__init__`` uses besides its fields (no field may start so)."""
+
 
 def _init_source(cls: type, declared: tuple[Field[Any], ...]) -> tuple[str, dict[str, Any]]:
     """The text of ``cls``'s ``__init__`` and the names it refers to, as ``dataclasses`` would define it.
@@ -107,13 +115,16 @@ def _init_source(cls: type, declared: tuple[Field[Any], ...]) -> tuple[str, dict
     Arguments come in declaration order, keyword-only fields after a ``*``; a field with a
     ``default_factory`` defaults to :data:`_FACTORY` and gets a fresh value when left out; a field with
     ``init=False`` is set from its factory, and otherwise left to the class attribute holding its default.
+    Every other name (the instance, its ``__dict__``, defaults and factories) starts with :data:`_OWN`,
+    so no field shadows one.
     """
-    names: dict[str, Any] = {"_FACTORY": _FACTORY}
+    factory_marker, me, store = f"{_OWN}factory__", f"{_OWN}self__", f"{_OWN}dict__"
+    names: dict[str, Any] = {factory_marker: _FACTORY}
     positional: list[str] = []
-    keyword: list[str] = []
+    named: list[str] = []
     body: list[str] = []
     for index, f in enumerate(declared):
-        default = f"_d{index}"
+        default = f"{_OWN}d{index}__"
         if f.default is not MISSING:
             names[default] = f.default
         elif f.default_factory is not MISSING:
@@ -122,21 +133,39 @@ def _init_source(cls: type, declared: tuple[Field[Any], ...]) -> tuple[str, dict
             if f.default is not MISSING:
                 argument = f"{f.name}={default}"
             elif f.default_factory is not MISSING:
-                argument = f"{f.name}=_FACTORY"
+                argument = f"{f.name}={factory_marker}"
             else:
                 argument = f.name
-            (keyword if f.kw_only else positional).append(argument)
+            (named if f.kw_only else positional).append(argument)
             if f.default_factory is not MISSING:
-                body.append(f"__d[{f.name!r}] = {default}() if {f.name} is _FACTORY else {f.name}")
+                body.append(
+                    f"{store}[{f.name!r}] = {default}() if {f.name} is {factory_marker} else {f.name}"
+                )
             else:
-                body.append(f"__d[{f.name!r}] = {f.name}")
+                body.append(f"{store}[{f.name!r}] = {f.name}")
         elif f.default_factory is not MISSING:
-            body.append(f"__d[{f.name!r}] = {default}()")
+            body.append(f"{store}[{f.name!r}] = {default}()")
     if hasattr(cls, "__post_init__"):
-        body.append("self.__post_init__()")
-    arguments = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
-    lines = "\n".join(f"    {line}" for line in ["__d = self.__dict__", *body])
+        body.append(f"{me}.__post_init__()")
+    arguments = ", ".join([me, "/", *positional, *(["*", *named] if named else [])])
+    lines = "\n".join(f"    {line}" for line in [f"{store} = {me}.__dict__", *body])
     return f"def __init__({arguments}) -> None:\n{lines}\n", names
+
+
+def _refuse_what_cannot_be_kept(cls: type) -> None:
+    """Refuse, when the class is declared, what the shared guard and ``__dict__`` stores would get wrong."""
+    where = cls.__qualname__
+    if "__slots__" in cls.__dict__:
+        raise TypeError(f"{where}: a frozen record stores its fields in __dict__; remove __slots__")
+    for f in cls.__dataclass_fields__.values():  # type: ignore[attr-defined]
+        if getattr(f, "_field_type", None) is _INITVAR:
+            raise TypeError(f"{where}: a frozen record takes no InitVar ({f.name}); use a field")
+    for f in fields(cls):
+        if not f.name.isidentifier() or keyword.iskeyword(f.name) or f.name.startswith(_OWN):
+            raise TypeError(f"{where}: {f.name!r} cannot name a frozen record's field")
+        held = next((klass.__dict__[f.name] for klass in cls.__mro__ if f.name in klass.__dict__), None)
+        if hasattr(type(held), "__set__") or hasattr(type(held), "__delete__"):
+            raise TypeError(f"{where}: field {f.name!r} is a descriptor, which a __dict__ store would skip")
 
 
 def _check_order(cls: type, declared: tuple[Field[Any], ...]) -> None:
@@ -148,7 +177,7 @@ def _check_order(cls: type, declared: tuple[Field[Any], ...]) -> None:
         if f.default is not MISSING or f.default_factory is not MISSING:
             seen_default = True
         elif seen_default:
-            raise TypeError(f"non-default argument {f.name!r} follows default argument ({cls.__qualname__})")
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
 
 
 def _compiled_init(cls: type) -> Callable[..., None]:
@@ -172,12 +201,17 @@ call soon do."""
 class _Binding:
     """A frozen record's ``__init__`` done without compiling: the arguments bound by hand, as Python would."""
 
-    __slots__ = ("accepted", "cls", "order", "positional", "post_init")
+    __slots__ = ("accepted", "cls", "order", "positional", "post_init", "required")
 
     def __init__(self, cls: type) -> None:
         self.cls = cls
         declared = fields(cls)
         self.positional = tuple(f.name for f in declared if f.init and not f.kw_only)
+        self.required = sum(
+            1
+            for f in declared
+            if f.init and not f.kw_only and f.default is MISSING and f.default_factory is MISSING
+        )
         self.accepted = frozenset(f.name for f in declared if f.init)
         # each field in declaration order: (name, takes an argument, default, factory)
         self.order = tuple(
@@ -190,8 +224,13 @@ class _Binding:
     def __call__(self, record: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         name = f"{self.cls.__qualname__}.__init__()"
         if len(args) > len(self.positional):
-            given, takes = len(args) + 1, len(self.positional) + 1
-            raise TypeError(f"{name} takes {takes} positional arguments but {given} were given")
+            given, most, least = len(args) + 1, len(self.positional) + 1, self.required + 1
+            takes = (
+                f"from {least} to {most} positional arguments"
+                if least < most
+                else (f"{most} positional argument{'s' if most != 1 else ''}")
+            )
+            raise TypeError(f"{name} takes {takes} but {given} were given")
         values = dict(zip(self.positional, args, strict=False))
         for key, value in kwargs.items():
             if key not in self.accepted:
@@ -208,7 +247,8 @@ class _Binding:
             elif factory is not MISSING:
                 store[field_name] = factory()
             else:
-                raise TypeError(f"{name} missing a required argument: {field_name!r}")
+                kind = "positional" if field_name in self.positional else "keyword-only"
+                raise TypeError(f"{name} missing 1 required {kind} argument: {field_name!r}")
         if self.post_init:
             record.__post_init__()
 
@@ -218,7 +258,7 @@ def _first_init(cls: type) -> Callable[..., None]:
     binding: _Binding | None = None
     made = 0
 
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+    def __init__(self: Any, /, *args: Any, **kwargs: Any) -> None:
         nonlocal binding, made
         made += 1
         if made > COMPILE_AFTER:
@@ -267,7 +307,11 @@ def frozen_record(cls: T | None = None, /, *, kw_only: bool = False) -> T | Call
         # frozen all the same, so dataclasses lets a @dataclass(frozen=True) subclass derive from it
         cls.__dataclass_params__.frozen = True  # type: ignore[attr-defined]
         declared: tuple[Field[Any], ...] = fields(cls)  # type: ignore[arg-type]
+        _refuse_what_cannot_be_kept(cls)
         _check_order(cls, declared)
+        if not on_dataclass:  # on the class itself, as dataclasses puts it: a mixin's cannot come first
+            type.__setattr__(cls, "__setattr__", FrozenRecord.__setattr__)
+            type.__setattr__(cls, "__delattr__", FrozenRecord.__delattr__)
         type.__setattr__(cls, "__init__", _first_init(cls))
         return cls
 
