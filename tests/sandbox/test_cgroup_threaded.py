@@ -25,7 +25,7 @@ import pytest
 
 from tests.runner.local import run_outcomes
 from tests.sandbox.procs import open_cgroup_scope, read_pids, run_in_trial, running, wait_gone
-from trialbook.sandbox._cgroup import sweep_stale_roots
+from trialbook.sandbox._cgroup import _base, sweep_stale_roots
 from trialbook.sandbox._procfs import has_procfs
 from trialbook.sandbox.supervisor import THREADED_FROM, TrialScope, supervisor
 
@@ -214,3 +214,46 @@ def test_a_one_trial_run_leaves_trialbook_in_its_cgroup_while_its_agent_runs(tmp
     assert (seen / "parent").read_text().strip()[3:] == home, "trialbook stayed in its own cgroup"
     assert "/trialbook-" in (seen / "self").read_text(), "the agent ran in its trial's group"
     assert _cgroup() == home
+
+
+def test_a_short_run_in_a_folder_an_earlier_run_left_threaded_still_contains_its_trial(
+    tmp_path: Path,
+) -> None:
+    """A folder still holding a threaded group takes only threaded children: the run uses it as such."""
+    base = _base()
+    assert base is not None
+    folder = base / f"trialbook-{os.getpid()}"
+    stray = subprocess.Popen(["sleep", "300"])
+    scope: TrialScope | None = None
+    try:
+        (folder / "runner").mkdir(parents=True)
+        (folder / "runner" / "cgroup.type").write_text("threaded")
+        (folder / "runner" / "cgroup.procs").write_text(str(stray.pid))  # what the earlier run could not move
+        with supervisor().expecting(1):
+            scope = open_cgroup_scope()
+        assert scope.group is not None and scope.join is not None and scope.join.name == "cgroup.threads"
+        pids = tmp_path / "pids"
+        escape = f"setsid -f env -i bash -c 'echo $$ >> {pids}; exec sleep 300' >/dev/null 2>&1"
+        where = tmp_path / "where"
+        run_in_trial(
+            scope,
+            f"grep ^0:: /proc/self/cgroup > {where}\n{escape}\nuntil [ -s {pids} ]; do :; done",
+            tmp_path,
+        )
+        assert where.read_text().strip().endswith(f"/{folder.name}/{scope.group.name}")
+        escapee = read_pids(pids)
+        assert scope.close() >= 1
+        scope = None
+        assert wait_gone(escapee) == []
+    finally:
+        if scope is not None:
+            scope.close()
+        stray.kill()
+        stray.wait()
+        wait_gone([stray.pid])
+        for group in sorted(folder.glob("*/"), reverse=True) if folder.exists() else []:
+            with contextlib.suppress(OSError):
+                group.rmdir()
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+    assert not folder.exists()

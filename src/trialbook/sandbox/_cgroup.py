@@ -348,7 +348,8 @@ def sweep_stale_roots() -> list[Path]:
 def find_cgroup_root(*, threaded: bool = True) -> CgroupRoot | None:
     """Make this process's folder of trial groups when cgroup v2 allows it; ``None`` otherwise.
 
-    ``threaded=False``: never a threaded subtree, so commands move as whole processes.
+    ``threaded=False``: no threaded subtree, so commands move as whole processes, unless the folder
+    is one already (left by an earlier run of this process), which only threaded groups can join.
     """
     if os.environ.get("TRIALBOOK_CGROUP", "").lower() in {"0", "off", "no", "false"}:
         return None
@@ -366,4 +367,11 @@ def find_cgroup_root(*, threaded: bool = True) -> CgroupRoot | None:
         with contextlib.suppress(OSError):
             path.rmdir()
         return None
+    if not threaded:
+        # A folder left threaded by an earlier run (a group it could not remove) takes only threaded
+        # children: a command could not join a domain group made in it, so it is entered as threaded.
+        try:
+            threaded = read_proc(f"{path}/cgroup.type").strip() != b"domain"
+        except OSError:
+            threaded = True
     return CgroupRoot(path, threaded=threaded and _enter_runner(path))
