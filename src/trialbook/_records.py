@@ -153,7 +153,10 @@ def _init_source(cls: type, declared: tuple[Field[Any], ...]) -> tuple[str, dict
 
 
 def _refuse_what_cannot_be_kept(cls: type) -> None:
-    """Refuse, when the class is declared, what the shared guard and ``__dict__`` stores would get wrong."""
+    """Refuse, when the class is declared, what the shared guard or ``__dict__`` stores would get wrong.
+
+    Also the field order ``dataclasses`` refuses, which it checks only when it writes an ``__init__``.
+    """
     where = cls.__qualname__
     if "__slots__" in cls.__dict__:
         raise TypeError(f"{where}: a frozen record stores its fields in __dict__; remove __slots__")
@@ -166,12 +169,9 @@ def _refuse_what_cannot_be_kept(cls: type) -> None:
         held = next((klass.__dict__[f.name] for klass in cls.__mro__ if f.name in klass.__dict__), None)
         if hasattr(type(held), "__set__") or hasattr(type(held), "__delete__"):
             raise TypeError(f"{where}: field {f.name!r} is a descriptor, which a __dict__ store would skip")
-
-
-def _check_order(cls: type, declared: tuple[Field[Any], ...]) -> None:
-    """Refuse what ``dataclasses`` refuses: a positional field without a default after one with one."""
+    # what dataclasses refuses too: a positional field without a default after one with one
     seen_default = False
-    for f in declared:
+    for f in fields(cls):
         if not f.init or f.kw_only:
             continue
         if f.default is not MISSING or f.default_factory is not MISSING:
@@ -184,7 +184,11 @@ def _compiled_init(cls: type) -> Callable[..., None]:
     source, names = _init_source(cls, fields(cls))
     scope: dict[str, Any] = {}
     exec(source, names, scope)
-    init: Callable[..., None] = scope["__init__"]
+    return _named(scope["__init__"], cls)
+
+
+def _named(init: Callable[..., None], cls: type) -> Callable[..., None]:
+    """``init`` named as ``cls``'s own ``__init__``, in tracebacks and ``TypeError`` messages."""
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
     return init
@@ -272,9 +276,7 @@ def _first_init(cls: type) -> Callable[..., None]:
             binding = _Binding(cls)
         binding(self, args, kwargs)
 
-    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
-    __init__.__module__ = cls.__module__
-    return __init__
+    return _named(__init__, cls)
 
 
 @overload
@@ -306,9 +308,7 @@ def frozen_record(cls: T | None = None, /, *, kw_only: bool = False) -> T | Call
         dataclass(init=False, eq=False, repr=False, frozen=on_dataclass, kw_only=kw_only)(cls)
         # frozen all the same, so dataclasses lets a @dataclass(frozen=True) subclass derive from it
         cls.__dataclass_params__.frozen = True  # type: ignore[attr-defined]
-        declared: tuple[Field[Any], ...] = fields(cls)  # type: ignore[arg-type]
         _refuse_what_cannot_be_kept(cls)
-        _check_order(cls, declared)
         if not on_dataclass:  # on the class itself, as dataclasses puts it: a mixin's cannot come first
             type.__setattr__(cls, "__setattr__", FrozenRecord.__setattr__)
             type.__setattr__(cls, "__delattr__", FrozenRecord.__delattr__)
