@@ -36,14 +36,19 @@ def _box(root: Path, *, reusable: bool = True) -> Sandbox:
     return create_sandbox(root=root, template=None, shims=(), secrets={}, extra_env={}, reusable=reusable)
 
 
-def _taken(remover: SandboxRemover, root: Path) -> Shell | None:
-    """What the remover hands on once it has dealt with everything queued so far (one worker, in order)."""
+def _settled(remover: SandboxRemover, root: Path) -> None:
+    """Wait until the remover (one worker, in order) has dealt with everything queued so far."""
     sentinel = _box(root, reusable=False)  # removed, never kept: done once its folder is gone
     remover.remove(sentinel)
     deadline = time.monotonic() + 10
     while sentinel.path.exists():
         assert time.monotonic() < deadline, "the remover did not get to the sentinel"
         time.sleep(0.005)
+
+
+def _taken(remover: SandboxRemover, root: Path) -> Shell | None:
+    """What the remover hands on once it has dealt with everything queued so far (one worker, in order)."""
+    _settled(remover, root)
     return remover.take(root)
 
 
@@ -97,6 +102,23 @@ def test_without_keep_every_folder_is_removed(tmp_path: Path) -> None:
     remover.remove(box)
     assert _taken(remover, root) is None
     assert not remover.keeps
+    assert remover.close() == [] and list(root.iterdir()) == []
+
+
+@pytest.mark.parametrize(("wanted", "kept"), [(1, 0), (2, 1), (None, 1)])
+def test_a_folder_no_trial_will_ask_for_is_removed_not_kept(
+    tmp_path: Path, wanted: int | None, kept: int
+) -> None:
+    root = tmp_path / "trials"
+    remover = SandboxRemover(limit=4, workers=1, keep=4, wanted=wanted)
+    assert remover.take(root) is None  # the first trial asks; nothing is kept yet
+    box = _box(root)
+    _use(box)
+    remover.remove(box)
+    _settled(remover, root)
+    # Kept only while a trial may still ask (wanted 2, or unknown); with none left it is removed.
+    assert len(list(root.iterdir())) == kept
+    assert not box.path.exists()
     assert remover.close() == [] and list(root.iterdir()) == []
 
 

@@ -269,7 +269,9 @@ async def run_plan(
     )
     # A finished trial's folder is emptied while the next trial already runs, and reused by a later
     # trial when it passes for a fresh one (see SandboxRemover).
-    remover = SandboxRemover(limit=2 * max(1, concurrency), keep=2 * max(1, concurrency))
+    remover = SandboxRemover(
+        limit=2 * max(1, concurrency), keep=2 * max(1, concurrency), wanted=total + len(controls)
+    )
     counters = {"running": 0, "done": 0, "remaining": total}
     running: set[asyncio.Task[None]] = set()
 

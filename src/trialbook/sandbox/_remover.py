@@ -14,7 +14,10 @@ killed meanwhile leaves folders named after its process, which the next run's sw
 
 With ``keep`` the remover empties a finished trial's folders instead, and keeps up to ``keep`` of them
 for :meth:`SandboxRemover.take` to hand to the next trial, when they pass for fresh ones (see
-:mod:`trialbook.sandbox._shell`); :meth:`SandboxRemover.close` removes those it still holds.
+:mod:`trialbook.sandbox._shell`); :meth:`SandboxRemover.close` removes those it still holds. Told how
+many trials may still ask (``wanted``), the remover stops emptying folders once every one of them has:
+a folder nobody will take is removed at once, less work than emptying it first (the last trials of
+every run, and both folders of a one-trial eval and its negative control).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ __all__ = ["SandboxRemover"]
 class SandboxRemover:
     """Removes sandboxes on worker threads of its own, at most ``limit`` waiting at once."""
 
-    def __init__(self, limit: int, workers: int = 2, keep: int = 0) -> None:
+    def __init__(self, limit: int, workers: int = 2, keep: int = 0, wanted: int | None = None) -> None:
         self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="trialbook-remove")
         self._room = threading.BoundedSemaphore(max(1, limit))
         self._lock = threading.Lock()
@@ -41,6 +44,7 @@ class SandboxRemover:
         self._keep = max(0, keep)
         self._shells: dict[Path, list[Shell]] = {}
         self._parents: dict[Path | None, Path] = {}
+        self._wanted = wanted  # calls of take() still to come; None: unknown, keep folders for reuse
 
     @property
     def keeps(self) -> bool:
@@ -55,6 +59,8 @@ class SandboxRemover:
         if parent is None:
             parent = self._parents[root] = real_parent(root)
         with self._lock:
+            if self._wanted is not None:
+                self._wanted = max(0, self._wanted - 1)
             shells = self._shells.get(parent)
             return shells.pop() if shells else None
 
@@ -77,7 +83,7 @@ class SandboxRemover:
 
     def _remove(self, sandbox: Sandbox) -> None:
         try:
-            if self._keep and sandbox.marks is not None and self._kept(sandbox):
+            if self._keep and sandbox.marks is not None and self._asked_for() and self._kept(sandbox):
                 return
             sandbox.close()
         except Exception as exc:  # kept for close(), which returns it to the run to report
@@ -85,6 +91,13 @@ class SandboxRemover:
                 self._errors.append(f"could not remove the sandbox {sandbox.path}: {exc}")
         finally:
             self._room.release()
+
+    def _asked_for(self) -> bool:
+        """Whether a trial may still take one more kept folder than those already held."""
+        with self._lock:
+            if self._wanted is None:
+                return True
+            return self._wanted > sum(len(shells) for shells in self._shells.values())
 
     def _kept(self, sandbox: Sandbox) -> bool:
         """Empty ``sandbox``'s folder and keep it for reuse; ``False`` if it must be removed instead."""
