@@ -15,13 +15,13 @@ import contextlib
 import ctypes
 import os
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
 from ._owner import owner_tag
 
 __all__ = [
+    "atomic_symlink",
     "atomic_write_bytes",
     "atomic_write_text",
     "needs_sync",
@@ -125,30 +125,66 @@ def write_staged(path: Path, data: bytes) -> bool:
     return True
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def _temp_beside(path: Path) -> Path:
+    """A hidden temp name beside ``path``, tagged with this process (see :mod:`trialbook.leftovers`).
+
+    The owner tag lets a later run or ``trialbook clean`` tell an abandoned temp file (its process
+    killed between write and rename) from one still being written, and remove only the former.
+    """
+    return path.with_name(f".{path.name}.{owner_tag()}.{os.urandom(6).hex()}.tmp")
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, make_parents: bool = True) -> None:
     """Write ``data`` to ``path`` through a temp file in the same folder, fsync, then rename over it.
 
-    A new file inside a run's staging folder is written directly instead (see :func:`write_staged`).
+    This is trialbook's one durable write: every file a reader may find (evidence, transcripts, HTML
+    and JUnit reports, ``ci.json``, ``latest``) goes through it. A new file inside a run's staging
+    folder is written directly instead (see :func:`write_staged`). The file's mode follows the umask,
+    as an ordinary file's would. With ``make_parents`` false, a missing folder is an error
+    (``FileNotFoundError``) rather than made. Whatever fails, the old file at ``path`` (if any) is
+    unchanged and the temp file is gone.
     """
     if write_staged(path, data):
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if make_parents:
+        path.parent.mkdir(parents=True, exist_ok=True)
     sync = needs_sync(path)
-    # The owner tag lets a later run tell an abandoned temp file (its process killed) from one in use.
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{owner_tag()}.", suffix=".tmp", dir=path.parent)
+    tmp = _temp_beside(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o666)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
             if sync:
-                os.fsync(handle.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
     if sync:
         sync_directory(path.parent)
+
+
+def atomic_symlink(link: Path, target: str) -> None:
+    """Point the symbolic link ``link`` at ``target`` atomically: a tagged temp link renamed over it.
+
+    Raises ``OSError`` where symbolic links cannot be made (the caller picks another way); then
+    nothing is left behind and ``link`` is unchanged.
+    """
+    tmp = _temp_beside(link)
+    os.symlink(target, tmp, target_is_directory=True)
+    try:
+        os.replace(tmp, link)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if needs_sync(link):
+        sync_directory(link.parent)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -66,7 +66,8 @@ def sweep(*, temp_roots: Iterable[Path] = (), file_folders: Iterable[Path] = ())
     for folder in sorted({Path(folder).resolve() for folder in file_folders}):
         for entry in _entries(folder):
             match = _TEMP_FILE.fullmatch(entry.name)
-            if match is None or not entry.is_file(follow_symlinks=False):
+            # A file, or the temp link of an interrupted `latest` (see trialbook.fsutil.atomic_symlink).
+            if match is None or not (entry.is_file(follow_symlinks=False) or entry.is_symlink()):
                 continue
             if owner_gone(f"{match['pid']}_{match['start']}"):
                 _remove(Path(entry.path), swept, folder=False)

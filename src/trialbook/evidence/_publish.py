@@ -2,20 +2,19 @@
 
 A reader of ``suite.json`` (a person, the job summary, the history writer) must see either the previous
 complete file or the new complete file. A crash, a full disk or an unserializable value half-way through
-must never leave a truncated file that looks like a finished run, so every save goes to a temporary file
-in the same folder, is flushed and fsynced, and only then renamed over the target.
+must never leave a truncated file that looks like a finished run, so every save goes through
+:func:`trialbook.fsutil.atomic_write_bytes`: a temporary file in the same folder, fsynced, and only then
+renamed over the target.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import secrets
 from pathlib import Path
 from typing import Any
 
-from ..fsutil import needs_sync, write_staged
+from ..fsutil import atomic_write_bytes
 from ._codec import suite_from_json, suite_to_json
 from ._errors import EvidenceError, EvidenceSchemaError, EvidenceWriteError
 from ._indented import dumps_indented
@@ -27,65 +26,29 @@ __all__ = ["load_suite", "publish_json", "read_json", "save_suite"]
 StrPath = str | os.PathLike[str]
 
 
-def _fsync_directory(directory: Path) -> None:
-    """Make the rename itself durable; platforms that cannot open a directory skip this."""
-    if not hasattr(os, "O_DIRECTORY"):
-        return
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def publish_json(path: StrPath, data: JsonObject) -> None:
-    """Write ``data`` as UTF-8 JSON to ``path`` atomically (temp file, flush, fsync, rename, fsync dir).
+    """Write ``data`` as UTF-8 JSON to ``path`` with trialbook's one durable write.
+
+    That is :func:`trialbook.fsutil.atomic_write_bytes` (temp file, fsync, rename); this adds the
+    serialization and turns its failures into :class:`EvidenceWriteError`. The folder must exist.
 
     Raises:
         EvidenceWriteError: the file could not be written or ``data`` is not JSON; whatever was at
             ``path`` before is unchanged and no temporary file is left behind.
     """
     target = Path(path)
-    directory = target.parent
     try:
         text = dumps_indented(data) + "\n"  # json.dumps(..., indent=2)'s text, faster
     except (ValueError, TypeError) as exc:
         raise EvidenceWriteError(
             f"could not save {target}: {exc}; the previous file there, if any, is unchanged"
         ) from exc
-    encoded = text.encode("utf-8")
     try:
-        if write_staged(target, encoded):  # a new file in a run's staging folder (see trialbook.fsutil)
-            return
+        atomic_write_bytes(target, text.encode("utf-8"), make_parents=False)
     except OSError as exc:
-        raise EvidenceWriteError(f"could not save {target}: {exc.strerror or exc}") from exc
-    sync = needs_sync(target)  # a run's staging folder is synced once, as a whole (see trialbook.fsutil)
-    temp = directory / f".{target.name}.{secrets.token_hex(6)}.tmp"
-    try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
-    except OSError as exc:
-        raise EvidenceWriteError(f"could not save {target}: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(encoded)
-            handle.flush()
-            if sync:
-                os.fsync(handle.fileno())
-        os.replace(temp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        if isinstance(exc, OSError | ValueError | TypeError):
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise EvidenceWriteError(
-                f"could not save {target}: {reason}; the previous file there, if any, is unchanged"
-            ) from exc
-        raise
-    try:
-        if sync:
-            _fsync_directory(directory)
-    except OSError as exc:
-        raise EvidenceWriteError(f"saved {target}, but could not make the rename durable: {exc}") from exc
+        raise EvidenceWriteError(
+            f"could not save {target}: {exc.strerror or exc}; the previous file there, if any, is unchanged"
+        ) from exc
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -7,7 +7,6 @@ carrying its marker) are ever removed.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import secrets
@@ -17,7 +16,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from ..errors import UsageError
-from ..fsutil import atomic_write_text
+from ..fsutil import atomic_symlink, atomic_write_text
 from ..spec import EvalSpec
 from ._folder import MARKER, StagedFolder, claim, stage
 from ._manifest import failed_pairs, read_manifest
@@ -71,18 +70,10 @@ def run_folders(root: Path) -> list[Path]:
 def set_latest(root: Path, run: Path) -> None:
     """Point ``root/latest`` at ``run``, atomically (a relative symlink; a text file where links fail)."""
     link = root / LATEST
-    temp = root / f".{LATEST}.{secrets.token_hex(4)}.tmp"
     try:
-        os.symlink(run.name, temp, target_is_directory=True)
+        atomic_symlink(link, run.name)
     except OSError:
         atomic_write_text(link, run.name + "\n")  # platforms without symlinks for this user
-        return
-    try:
-        os.replace(temp, link)
-    except OSError:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise
 
 
 def latest_run(root: Path) -> Path | None:

@@ -8,7 +8,6 @@ the latter shows in ``evidence_complete`` instead.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from ...evidence import (
     StopReason,
     SubagentInvocation,
 )
+from ...fsutil import atomic_write_text
 from ...masking import Masker
 from ._config import CopilotEval
 from ._events import ROOT, EventMapper, Invocation, Trajectory
@@ -157,13 +157,7 @@ def build_result(
 
 def write_events(path: Path, mapper: EventMapper, secrets: Sequence[str]) -> None:
     """Save every captured event as JSON lines (the trial's raw transcript), credentials masked."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     masker = Masker(secrets)  # on the values, before JSON escapes a secret out of recognition
     lines = [json.dumps(masker.json(event), sort_keys=True) for event in mapper.events]
     text = "\n".join(lines) + ("\n" if lines else "")
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    atomic_write_text(path, text)
