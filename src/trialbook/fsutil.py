@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import os
+import stat
 import sys
 import threading
 from pathlib import Path
@@ -21,6 +23,8 @@ from pathlib import Path
 from ._owner import owner_tag
 
 __all__ = [
+    "NAME_MAX",
+    "NotDurableError",
     "atomic_symlink",
     "atomic_write_bytes",
     "atomic_write_text",
@@ -94,13 +98,14 @@ def sync_folder(folder: Path) -> None:
         sync_directory(Path(root))
 
 
-def write_staged(path: Path, data: bytes) -> bool:
+def write_staged(path: Path, data: bytes, *, make_parents: bool = True) -> bool:
     """Write a new file inside a :func:`sync_later` folder directly, with no temp file and no rename.
 
     Nobody reads such a folder before it is published whole (see the module docstring), so the temp
     file and the rename buy nothing there: the file is created (never replacing one), written and
     closed, and removed again if writing fails. ``False``, with nothing done, when ``path`` is outside
-    such a folder or exists already: the caller writes it the atomic way.
+    such a folder or exists already: the caller writes it the atomic way. With ``make_parents`` false,
+    a missing folder is an error (``FileNotFoundError``) rather than made.
     """
     if needs_sync(path):
         return False
@@ -110,6 +115,8 @@ def write_staged(path: Path, data: bytes) -> bool:
     except FileExistsError:
         return False
     except FileNotFoundError:
+        if not make_parents:
+            raise
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, flags, 0o666)
     try:
@@ -125,13 +132,51 @@ def write_staged(path: Path, data: bytes) -> bool:
     return True
 
 
+NAME_MAX = 255
+"""The longest file name, in bytes, on the filesystems trialbook writes to (ext4, XFS, Btrfs, tmpfs, APFS)."""
+
+
+class NotDurableError(OSError):
+    """The new file is in place, but the folder's fsync failed: the rename may not survive a power loss."""
+
+
 def _temp_beside(path: Path) -> Path:
     """A hidden temp name beside ``path``, tagged with this process (see :mod:`trialbook.leftovers`).
 
     The owner tag lets a later run or ``trialbook clean`` tell an abandoned temp file (its process
-    killed between write and rename) from one still being written, and remove only the former.
+    killed between write and rename) from one still being written, and remove only the former. The
+    target's name is shortened in the temp name when the whole would not fit in ``NAME_MAX`` bytes, so
+    any file the filesystem can hold can be written (a file masked in place above all).
     """
-    return path.with_name(f".{path.name}.{owner_tag()}.{os.urandom(6).hex()}.tmp")
+    tail = f".{owner_tag()}.{os.urandom(4).hex()}.tmp"
+    head = os.fsencode(f".{path.name}")[: NAME_MAX - len(tail)]
+    return path.with_name(os.fsdecode(head) + tail)
+
+
+def _open_temp(path: Path) -> tuple[Path, int]:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(100):  # a name another thread of this process drew too: draw again
+        tmp = _temp_beside(path)
+        try:
+            return tmp, os.open(tmp, flags, 0o666)
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temp name beside {path}")
+
+
+def _sync_folder_of(path: Path) -> None:
+    """Fsync the folder holding ``path``; a folder that cannot be opened or synced by design is skipped."""
+    try:
+        fd = os.open(path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return  # platforms (or permissions) that do not let a folder be opened
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise NotDurableError(exc.errno, f"could not make the rename durable: {exc.strerror}") from exc
+    finally:
+        os.close(fd)
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, make_parents: bool = True) -> None:
@@ -139,20 +184,27 @@ def atomic_write_bytes(path: Path, data: bytes, *, make_parents: bool = True) ->
 
     This is trialbook's one durable write: every file a reader may find (evidence, transcripts, HTML
     and JUnit reports, ``ci.json``, ``latest``) goes through it. A new file inside a run's staging
-    folder is written directly instead (see :func:`write_staged`). The file's mode follows the umask,
-    as an ordinary file's would. With ``make_parents`` false, a missing folder is an error
-    (``FileNotFoundError``) rather than made. Whatever fails, the old file at ``path`` (if any) is
-    unchanged and the temp file is gone.
+    folder is written directly instead (see :func:`write_staged`). A new file's mode follows the umask,
+    as an ordinary file's would; a replaced file keeps its mode. With ``make_parents`` false, a missing
+    folder is an error (``FileNotFoundError``) rather than made.
+
+    Raises:
+        NotDurableError: the file was replaced, but the folder's fsync failed.
+        OSError: nothing was written; the old file at ``path`` (if any) is unchanged and no temp file
+            is left.
     """
-    if write_staged(path, data):
+    if write_staged(path, data, make_parents=make_parents):
         return
     if make_parents:
         path.parent.mkdir(parents=True, exist_ok=True)
     sync = needs_sync(path)
-    tmp = _temp_beside(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o666)
+    tmp, fd = _open_temp(path)
     try:
         try:
+            with contextlib.suppress(FileNotFoundError):
+                existing = os.stat(path)
+                if stat.S_ISREG(existing.st_mode):
+                    os.fchmod(fd, stat.S_IMODE(existing.st_mode))
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
@@ -166,17 +218,22 @@ def atomic_write_bytes(path: Path, data: bytes, *, make_parents: bool = True) ->
             os.unlink(tmp)
         raise
     if sync:
-        sync_directory(path.parent)
+        _sync_folder_of(path)
 
 
-def atomic_symlink(link: Path, target: str) -> None:
+def atomic_symlink(link: Path, target: str) -> bool:
     """Point the symbolic link ``link`` at ``target`` atomically: a tagged temp link renamed over it.
 
-    Raises ``OSError`` where symbolic links cannot be made (the caller picks another way); then
-    nothing is left behind and ``link`` is unchanged.
+    ``False``, with nothing done, where a symbolic link cannot be made (the caller picks another way).
+
+    Raises:
+        OSError: the rename failed; ``link`` is unchanged and no temp link is left.
     """
     tmp = _temp_beside(link)
-    os.symlink(target, tmp, target_is_directory=True)
+    try:
+        os.symlink(target, tmp, target_is_directory=True)
+    except OSError:
+        return False
     try:
         os.replace(tmp, link)
     except BaseException:
@@ -184,7 +241,8 @@ def atomic_symlink(link: Path, target: str) -> None:
             os.unlink(tmp)
         raise
     if needs_sync(link):
-        sync_directory(link.parent)
+        _sync_folder_of(link)
+    return True
 
 
 def atomic_write_text(path: Path, text: str) -> None:

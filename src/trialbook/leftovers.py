@@ -26,7 +26,7 @@ from .sandbox.supervisor import supervisor
 __all__ = ["Swept", "sweep", "temp_prefix"]
 
 _FOLDER = re.compile(rf"trialbook-{OWNER_PATTERN}-.*")
-_TEMP_FILE = re.compile(rf"\..+\.{OWNER_PATTERN}\.[A-Za-z0-9_]+\.tmp")
+_TEMP_FILE = re.compile(rf"\..+\.{OWNER_PATTERN}\.[A-Za-z0-9_]+\.tmp", re.DOTALL)  # names may hold newlines
 
 
 @dataclass(eq=False, repr=False)

@@ -8,6 +8,7 @@ child a ``SIGKILL``.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import stat
@@ -19,7 +20,10 @@ from pathlib import Path
 import pytest
 
 from trialbook import fsutil
+from trialbook._owner import start_time
+from trialbook.evidence import EvidenceWriteError, publish_json
 from trialbook.leftovers import sweep
+from trialbook.runner._runs import set_latest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,8 +80,8 @@ def test_a_write_killed_before_its_rename_keeps_the_old_file_and_is_swept(
     left = sorted(set(os.listdir(folder)) - set(entries))
     assert len(left) == 1 and left[0].startswith(f".{name}.") and left[0].endswith(".tmp"), left
 
-    swept = sweep(file_folders=[folder])
-    assert swept.removed == [folder / left[0]], swept.problems
+    swept = sweep(file_folders=[folder])  # also sweeps the temp folder: other tests' leftovers may go too
+    assert [path for path in swept.removed if path.parent == folder] == [folder / left[0]], swept.problems
     assert sorted(os.listdir(folder)) == entries
     assert _state(folder / name) == old
 
@@ -101,16 +105,103 @@ def test_a_live_writers_temp_file_is_not_swept(tmp_path: Path, monkeypatch: pyte
     assert os.listdir(tmp_path) == ["big.bin"]
 
 
-def test_a_replaced_file_follows_the_umask_like_a_new_one(tmp_path: Path) -> None:
-    """Outside a staging folder too, a written file is as readable as any the user's umask makes."""
+def test_a_new_file_follows_the_umask_and_a_replaced_one_keeps_its_mode(tmp_path: Path) -> None:
+    """Outside a staging folder too: as readable as the user's umask makes files, or as they set it."""
     previous = os.umask(0o022)
     try:
         fsutil.atomic_write_text(tmp_path / "a.txt", "one")
         fsutil.atomic_write_text(tmp_path / "a.txt", "two")
+        (tmp_path / "private.txt").write_text("one")
+        (tmp_path / "private.txt").chmod(0o600)
+        publish_json(tmp_path / "private.txt", {"two": 2})
     finally:
         os.umask(previous)
     assert stat.S_IMODE((tmp_path / "a.txt").stat().st_mode) == 0o644
     assert (tmp_path / "a.txt").read_text() == "two"
+    assert stat.S_IMODE((tmp_path / "private.txt").stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("name", ["n" * 255, "é" * 127, "x" * 250 + ".json"])
+def test_a_file_with_the_longest_name_the_filesystem_takes_can_be_replaced(tmp_path: Path, name: str) -> None:
+    """The temp name shortens the target's name to fit: a file masked in place must never stay as it was."""
+    assert len(os.fsencode(name)) <= fsutil.NAME_MAX
+    target = tmp_path / name
+    target.write_text("token=supersecret")
+    fsutil.atomic_write_text(target, "token=***")
+    publish_json(target, {"token": "***"})
+    assert target.read_text() == '{\n  "token": "***"\n}\n'
+    assert os.listdir(tmp_path) == [name]
+
+
+def test_a_failed_folder_fsync_is_reported_with_the_file_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "suite.json"
+    real_fsync = os.fsync
+
+    def failing_on_folders(fd: int) -> None:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise OSError(errno.EIO, "Input/output error")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", failing_on_folders)
+    with pytest.raises(
+        EvidenceWriteError, match=r"saved .*suite\.json, but could not make the rename durable"
+    ):
+        publish_json(target, {"n": 1})
+    with pytest.raises(fsutil.NotDurableError):
+        fsutil.atomic_write_text(tmp_path / "b.txt", "b")
+    monkeypatch.undo()
+    assert target.read_text() == '{\n  "n": 1\n}\n'
+    assert sorted(os.listdir(tmp_path)) == ["b.txt", "suite.json"]
+
+
+def test_a_missing_folder_is_an_error_for_evidence_inside_a_staging_folder_too(tmp_path: Path) -> None:
+    fsutil.sync_later(tmp_path)
+    try:
+        with pytest.raises(EvidenceWriteError, match="No such file or directory"):
+            publish_json(tmp_path / "absent" / "result.json", {"n": 1})
+    finally:
+        fsutil.sync_later(tmp_path, False)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_failed_rename_of_latest_is_an_error_not_a_text_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a platform without symbolic links gets a text file; a failing rename leaves the link as it was."""
+    for run in ("run-a", "run-b"):
+        (tmp_path / run).mkdir()
+    set_latest(tmp_path, tmp_path / "run-a")
+
+    real_replace = os.replace
+    failed: list[str] = []
+
+    def failing_once(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        if not failed:
+            failed.append(os.fspath(dst))
+            raise OSError(errno.EIO, "Input/output error")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing_once)
+    with pytest.raises(OSError, match="Input/output error"):
+        set_latest(tmp_path, tmp_path / "run-b")
+    monkeypatch.undo()
+    assert os.readlink(tmp_path / "latest") == "run-a"
+    assert sorted(os.listdir(tmp_path)) == ["latest", "run-a", "run-b"]
+
+
+def test_a_dead_writers_temp_file_is_swept_whatever_its_name_holds(tmp_path: Path) -> None:
+    sleeper = subprocess.Popen(["sleep", "30"])
+    tag = f"{sleeper.pid}_{start_time(sleeper.pid)}"
+    sleeper.kill()
+    sleeper.wait()
+    names = [f".{odd}.{tag}.ab12cd34.tmp" for odd in ("we\nird.json", "-dash", "sp ace", "é.json")]
+    for name in names:
+        (tmp_path / name).write_text("half")
+    swept = sweep(file_folders=[tmp_path])
+    assert sorted(path.name for path in swept.removed if path.parent == tmp_path) == sorted(names)
+    assert os.listdir(tmp_path) == []
 
 
 def test_racing_writers_leave_one_whole_file_and_readers_never_see_a_part(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..fsutil import atomic_write_bytes
+from ..fsutil import NotDurableError, atomic_write_bytes
 from ._codec import suite_from_json, suite_to_json
 from ._errors import EvidenceError, EvidenceSchemaError, EvidenceWriteError
 from ._indented import dumps_indented
@@ -45,6 +45,8 @@ def publish_json(path: StrPath, data: JsonObject) -> None:
         ) from exc
     try:
         atomic_write_bytes(target, text.encode("utf-8"), make_parents=False)
+    except NotDurableError as exc:
+        raise EvidenceWriteError(f"saved {target}, but {exc.strerror}") from exc
     except OSError as exc:
         raise EvidenceWriteError(
             f"could not save {target}: {exc.strerror or exc}; the previous file there, if any, is unchanged"

@@ -70,9 +70,7 @@ def run_folders(root: Path) -> list[Path]:
 def set_latest(root: Path, run: Path) -> None:
     """Point ``root/latest`` at ``run``, atomically (a relative symlink; a text file where links fail)."""
     link = root / LATEST
-    try:
-        atomic_symlink(link, run.name)
-    except OSError:
+    if not atomic_symlink(link, run.name):
         atomic_write_text(link, run.name + "\n")  # platforms without symlinks for this user
 
 
