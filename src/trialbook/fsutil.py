@@ -15,16 +15,18 @@ import contextlib
 import ctypes
 import errno
 import os
+import re
 import stat
 import sys
 import threading
 from pathlib import Path
 
-from ._owner import owner_tag
+from ._owner import OWNER_PATTERN, owner_gone, owner_tag
 
 __all__ = [
     "NAME_MAX",
     "NotDurableError",
+    "abandoned_temp_files",
     "atomic_symlink",
     "atomic_write_bytes",
     "atomic_write_text",
@@ -177,6 +179,29 @@ def _sync_folder_of(path: Path) -> None:
             raise NotDurableError(exc.errno, f"could not make the rename durable: {exc.strerror}") from exc
     finally:
         os.close(fd)
+
+
+_TEMP_NAME = re.compile(rf"\..+\.{OWNER_PATTERN}\.[A-Za-z0-9_]+\.tmp", re.DOTALL)  # names may hold newlines
+
+
+def abandoned_temp_files(folder: Path) -> list[Path]:
+    """The temp files (and temp links) of writes in ``folder`` whose process is gone, killed mid-write.
+
+    Those of a process still running, and names without an owner tag (other tools'), are never listed.
+    """
+    try:
+        with os.scandir(folder) as found:
+            entries = list(found)
+    except OSError:
+        return []
+    abandoned = []
+    for entry in entries:
+        match = _TEMP_NAME.fullmatch(entry.name)
+        if match is None or not (entry.is_file(follow_symlinks=False) or entry.is_symlink()):
+            continue
+        if owner_gone(f"{match['pid']}_{match['start']}"):
+            abandoned.append(Path(entry.path))
+    return abandoned
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, make_parents: bool = True) -> None:

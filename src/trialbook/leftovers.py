@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ._owner import OWNER_PATTERN, owner_gone, temp_prefix
 from ._records import Record
+from .fsutil import abandoned_temp_files
 from .sandbox._cgroup import sweep_stale_roots
 from .sandbox._sandbox import remove_tree
 from .sandbox.supervisor import supervisor
@@ -26,7 +27,6 @@ from .sandbox.supervisor import supervisor
 __all__ = ["Swept", "sweep", "temp_prefix"]
 
 _FOLDER = re.compile(rf"trialbook-{OWNER_PATTERN}-.*")
-_TEMP_FILE = re.compile(rf"\..+\.{OWNER_PATTERN}\.[A-Za-z0-9_]+\.tmp", re.DOTALL)  # names may hold newlines
 
 
 @dataclass(eq=False, repr=False)
@@ -64,13 +64,8 @@ def sweep(*, temp_roots: Iterable[Path] = (), file_folders: Iterable[Path] = ())
             if owner_gone(f"{match['pid']}_{match['start']}"):
                 _remove(Path(entry.path), swept, folder=True)
     for folder in sorted({Path(folder).resolve() for folder in file_folders}):
-        for entry in _entries(folder):
-            match = _TEMP_FILE.fullmatch(entry.name)
-            # A file, or the temp link of an interrupted `latest` (see trialbook.fsutil.atomic_symlink).
-            if match is None or not (entry.is_file(follow_symlinks=False) or entry.is_symlink()):
-                continue
-            if owner_gone(f"{match['pid']}_{match['start']}"):
-                _remove(Path(entry.path), swept, folder=False)
+        for path in abandoned_temp_files(folder):
+            _remove(path, swept, folder=False)
     swept.removed.extend(sweep_stale_roots())
     return swept
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from trialbook._owner import owner_tag, start_time
 from trialbook.evidence import load_suite
 
 AGENT_TEST = """
@@ -144,6 +146,26 @@ def test_the_evidence_file_does_not_need_xdist(pytester: pytest.Pytester, blocke
     out = pytester.path / "suite.json"
     result = run(pytester, *blocked, f"--trialbook-evidence={out}")
     assert result.ret == 0, result.stdout.str()
+    assert [t.outcome for t in load_suite(out).tests] == ["passed"]
+
+
+def test_a_killed_sessions_temp_file_beside_the_evidence_is_removed(pytester: pytest.Pytester) -> None:
+    """The next session writing there removes it; a live writer's and another tool's are left alone."""
+    pytester.makepyfile(test_ok="def test_ok():\n    assert True\n")
+    out = pytester.path / "evidence" / "suite.json"
+    out.parent.mkdir()
+    sleeper = subprocess.Popen(["sleep", "30"])
+    dead_tag = f"{sleeper.pid}_{start_time(sleeper.pid)}"
+    sleeper.kill()
+    sleeper.wait()
+    dead = out.parent / f".suite.json.{dead_tag}.ab12cd34.tmp"
+    live = out.parent / f".suite.json.{owner_tag()}.ef56ab78.tmp"  # this process is still running
+    foreign = out.parent / ".suite.json.ab12cd34.tmp"
+    for path in (dead, live, foreign):
+        path.write_text('{"half": ')
+    result = run(pytester, f"--trialbook-evidence={out}")
+    assert result.ret == 0, result.stdout.str()
+    assert sorted(p.name for p in out.parent.iterdir()) == sorted([foreign.name, live.name, "suite.json"])
     assert [t.outcome for t in load_suite(out).tests] == ["passed"]
 
 

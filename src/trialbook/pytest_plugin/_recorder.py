@@ -11,12 +11,14 @@ relay is registered only in a worker, which exists only when xdist runs.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
 import pytest
 
 from ..evidence import EvidenceError, load_test, save_suite
+from ..fsutil import abandoned_temp_files
 from ._keys import STATE
 from ._state import FinishedTest, PluginState, property_encodes
 
@@ -100,6 +102,9 @@ class _Recorder:
         path = Path(self.state.evidence_path or "")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            for abandoned in abandoned_temp_files(path.parent):  # a killed session's, writing here
+                with contextlib.suppress(OSError):
+                    abandoned.unlink()
             save_suite(self.state.suite(), path)
         except (EvidenceError, OSError) as exc:
             self.write_error = f"trialbook: could not write evidence to {path}: {exc}"
