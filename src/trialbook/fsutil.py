@@ -254,11 +254,17 @@ def atomic_symlink(link: Path, target: str) -> bool:
     Raises:
         OSError: the rename failed; ``link`` is unchanged and no temp link is left.
     """
-    tmp = _temp_beside(link)
-    try:
-        os.symlink(target, tmp, target_is_directory=True)
-    except OSError:
-        return False
+    for _ in range(100):  # a name another thread of this process drew too: draw again
+        tmp = _temp_beside(link)
+        try:
+            os.symlink(target, tmp, target_is_directory=True)
+            break
+        except FileExistsError:
+            continue
+        except OSError:
+            return False
+    else:
+        raise FileExistsError(f"no free temp name beside {link}")
     try:
         os.replace(tmp, link)
     except BaseException:

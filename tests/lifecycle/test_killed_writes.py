@@ -234,3 +234,24 @@ def test_racing_writers_leave_one_whole_file_and_readers_never_see_a_part(tmp_pa
     assert torn == []
     assert target.read_bytes() in payloads
     assert os.listdir(tmp_path) == ["shared.txt"]
+
+
+def test_a_temp_name_already_taken_is_drawn_again_for_latest_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another thread's temp name is no reason to give up the link for a text file."""
+    (tmp_path / "run-a").mkdir()
+    real_symlink = os.symlink
+    taken: list[str] = []
+
+    def taken_once(src: str, dst: str | os.PathLike[str], target_is_directory: bool = False) -> None:
+        if not taken:
+            taken.append(os.fspath(dst))
+            raise FileExistsError(errno.EEXIST, "File exists")
+        real_symlink(src, dst, target_is_directory=target_is_directory)
+
+    monkeypatch.setattr(os, "symlink", taken_once)
+    set_latest(tmp_path, tmp_path / "run-a")
+    monkeypatch.undo()
+    assert taken and os.readlink(tmp_path / "latest") == "run-a"
+    assert sorted(os.listdir(tmp_path)) == ["latest", "run-a"]
