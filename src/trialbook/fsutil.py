@@ -19,7 +19,9 @@ import re
 import stat
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from ._owner import OWNER_PATTERN, owner_gone, owner_tag
 
@@ -36,6 +38,13 @@ __all__ = [
     "sync_later",
     "write_staged",
 ]
+
+
+class NotDurableError(OSError):
+    """The new file is in place, but the folder's fsync failed: the rename may not survive a power loss."""
+
+
+_T = TypeVar("_T")
 
 _LATER: set[str] = set()
 _LATER_LOCK = threading.Lock()
@@ -68,9 +77,29 @@ def _fsync_path(path: str, flags: int) -> None:
             os.close(fd)
 
 
+def _fsync_folder(folder: Path) -> None:
+    """Fsync ``folder``; one that cannot be opened, or a filesystem that cannot sync folders, is skipped.
+
+    Raises:
+        NotDurableError: the fsync itself failed (an I/O error): a rename into it may not be durable.
+    """
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return  # platforms (or permissions) that do not let a folder be opened
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise NotDurableError(exc.errno, f"could not make the rename durable: {exc.strerror}") from exc
+    finally:
+        os.close(fd)
+
+
 def sync_directory(folder: Path) -> None:
-    """Make the names in ``folder`` durable (a rename into it); platforms that cannot open folders skip it."""
-    _fsync_path(str(folder), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    """Make the names in ``folder`` durable (a rename into it), on a best-effort basis: nothing is raised."""
+    with contextlib.suppress(OSError):
+        _fsync_folder(folder)
 
 
 def _syncfs(folder: Path) -> bool:
@@ -138,10 +167,6 @@ NAME_MAX = 255
 """The longest file name, in bytes, on the filesystems trialbook writes to (ext4, XFS, Btrfs, tmpfs, APFS)."""
 
 
-class NotDurableError(OSError):
-    """The new file is in place, but the folder's fsync failed: the rename may not survive a power loss."""
-
-
 def _temp_beside(path: Path) -> Path:
     """A hidden temp name beside ``path``, tagged with this process (see :mod:`trialbook.leftovers`).
 
@@ -155,30 +180,23 @@ def _temp_beside(path: Path) -> Path:
     return path.with_name(os.fsdecode(head) + tail)
 
 
-def _open_temp(path: Path) -> tuple[Path, int]:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
-    for _ in range(100):  # a name another thread of this process drew too: draw again
+def _make_beside(path: Path, make: Callable[[Path], _T]) -> tuple[Path, _T]:
+    """``make`` a temp file or link beside ``path``, drawing another name if one is taken already.
+
+    Another thread of this process may have drawn the same name a moment before.
+    """
+    for _ in range(100):
         tmp = _temp_beside(path)
         try:
-            return tmp, os.open(tmp, flags, 0o666)
+            return tmp, make(tmp)
         except FileExistsError:
             continue
-    raise FileExistsError(f"no free temp name beside {path}")
+    raise FileExistsError(errno.EEXIST, f"no free temp name beside {path}")
 
 
-def _sync_folder_of(path: Path) -> None:
-    """Fsync the folder holding ``path``; a folder that cannot be opened or synced by design is skipped."""
-    try:
-        fd = os.open(path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return  # platforms (or permissions) that do not let a folder be opened
-    try:
-        os.fsync(fd)
-    except OSError as exc:
-        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
-            raise NotDurableError(exc.errno, f"could not make the rename durable: {exc.strerror}") from exc
-    finally:
-        os.close(fd)
+def _open_new(tmp: Path) -> int:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    return os.open(tmp, flags, 0o666)
 
 
 _TEMP_NAME = re.compile(rf"\..+\.{OWNER_PATTERN}\.[A-Za-z0-9_]+\.tmp", re.DOTALL)  # names may hold newlines
@@ -223,7 +241,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, make_parents: bool = True) ->
     if make_parents:
         path.parent.mkdir(parents=True, exist_ok=True)
     sync = needs_sync(path)
-    tmp, fd = _open_temp(path)
+    tmp, fd = _make_beside(path, _open_new)
     try:
         try:
             with contextlib.suppress(FileNotFoundError):
@@ -243,7 +261,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, make_parents: bool = True) ->
             os.unlink(tmp)
         raise
     if sync:
-        _sync_folder_of(path)
+        _fsync_folder(path.parent)
 
 
 def atomic_symlink(link: Path, target: str) -> bool:
@@ -254,17 +272,12 @@ def atomic_symlink(link: Path, target: str) -> bool:
     Raises:
         OSError: the rename failed; ``link`` is unchanged and no temp link is left.
     """
-    for _ in range(100):  # a name another thread of this process drew too: draw again
-        tmp = _temp_beside(link)
-        try:
-            os.symlink(target, tmp, target_is_directory=True)
-            break
-        except FileExistsError:
-            continue
-        except OSError:
-            return False
-    else:
-        raise FileExistsError(f"no free temp name beside {link}")
+    try:
+        tmp, _ = _make_beside(link, lambda tmp: os.symlink(target, tmp, target_is_directory=True))
+    except FileExistsError:
+        raise  # no free temp name: not a platform without links
+    except OSError:
+        return False
     try:
         os.replace(tmp, link)
     except BaseException:
@@ -272,7 +285,7 @@ def atomic_symlink(link: Path, target: str) -> bool:
             os.unlink(tmp)
         raise
     if needs_sync(link):
-        _sync_folder_of(link)
+        _fsync_folder(link.parent)
     return True
 
 
