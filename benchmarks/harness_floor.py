@@ -29,6 +29,11 @@ until the last table is done (see ``KEEP``).
     uv run --frozen python -m benchmarks.harness_floor                 # 200 trials, 3 rounds
     uv run --frozen python -m benchmarks.harness_floor --trials 50 --rounds 1 --slow-concurrency 8
     uv run --frozen python -m benchmarks.harness_floor --profile 4     # cProfile of one 200-trial run
+    uv run --frozen python -m benchmarks.harness_floor --scratch /dev/shm --slow-concurrency  # on tmpfs
+
+``--scratch`` puts everything the rows write (the floor's folders, trialbook's results and sandboxes, the
+copy table's template) on another filesystem: on tmpfs, the same rows show what the disk's file creation
+costs each of them and what is left of the harness itself.
 """
 
 from __future__ import annotations
@@ -144,9 +149,18 @@ trivial ones hardly at all. The mode shows what the cgroup costs and what the re
 """
 
 
-def _cpu() -> float:
+def _cpu() -> dict[str, float]:
+    """CPU seconds so far: the main thread's (the event loop's), all of this process's, its children's."""
     mine, children = (resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+    return {
+        "main": time.thread_time(),
+        "self": mine.ru_utime + mine.ru_stime,
+        "children": children.ru_utime + children.ru_stime,
+    }
+
+
+def _spent(start: dict[str, float], end: dict[str, float]) -> dict[str, float]:
+    return {key: end[key] - start[key] for key in start}
 
 
 KEEP = "TRIALBOOK_FLOOR_SCRATCH"
@@ -190,8 +204,10 @@ def measure(mode: str, trials: int, concurrency: int, sleep: bool) -> dict[str, 
         "cleanup": CLEANUP.get("mechanism", "—"),
         "one_s": one,
         "wall_s": many,
-        "one_cpu_s": middle - before,
-        "cpu_s": after - middle,
+        "one_cpu_s": sum(_spent(before, middle)[k] for k in ("self", "children")),
+        "cpu_s": sum(_spent(middle, after)[k] for k in ("self", "children")),
+        "one_split_s": _spent(before, middle),
+        "split_s": _spent(middle, after),
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
@@ -239,6 +255,7 @@ def _runner_table(args: argparse.Namespace) -> None:
     )
     print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     widths = [7, 3, 18, 7, 6, 6, 5, 5, 5]
+    splits: list[list[str]] = []
     for sleep in (False, True):
         levels = args.slow_concurrency if sleep else args.concurrency
         for concurrency in levels:
@@ -275,6 +292,36 @@ def _runner_table(args: argparse.Namespace) -> None:
                     f"{max(r['peak_rss_mib'] for r in runs):.1f}",
                 ]
                 print(f"| {_cells(row, widths)} |", flush=True)
+                if not sleep:
+                    splits.append([row[0], row[1], row[2], *_split(runs, args.trials)])
+    _split_table(splits)
+
+
+def _split(runs: list[dict[str, Any]], trials: int) -> list[str]:
+    """The marginal CPU ms/trial of the event loop's thread, the worker threads and the agents."""
+
+    def marginal(part: str) -> float:
+        per_run = []
+        for r in runs:
+            many, one = r["split_s"], r["one_split_s"]
+            if part == "workers":
+                spent = (many["self"] - many["main"]) - (one["self"] - one["main"])
+            else:
+                spent = many[part] - one[part]
+            per_run.append(float(spent) / (trials - 1) * 1000)
+        return float(statistics.median(per_run))
+
+    return [f"{marginal(part):.2f}" for part in ("main", "workers", "children")]
+
+
+def _split_table(rows: list[list[str]]) -> None:
+    """Where each trivial row's CPU goes: trialbook's event loop and worker threads run under one GIL."""
+    if not rows:
+        return
+    print("\n| agent | concurrency | mode | event-loop thread CPU ms/trial | worker threads | agents |")
+    print("| --- | ---: | --- | ---: | ---: | ---: |")
+    for row in rows:
+        print(f"| {_cells(row, [7, 3, 18, 6, 6, 6])} |", flush=True)
 
 
 def _copy_table(args: argparse.Namespace) -> None:
@@ -323,6 +370,22 @@ def _profile(trials: int, concurrency: int) -> None:
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
 
 
+def _filesystem(path: str) -> str:
+    """The type of the filesystem holding ``path``, from ``/proc/self/mounts`` (Linux); else ``unknown``."""
+    best, kind = "", "unknown"
+    real = os.path.realpath(path)
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/mounts").read_text().splitlines():
+            fields = line.split()
+            if len(fields) < 3:
+                continue
+            mount = fields[1].replace("\\040", " ")
+            inside = real == mount or real.startswith(mount.rstrip("/") + "/")
+            if inside and len(mount) >= len(best):
+                best, kind = mount, fields[2]
+    return kind
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -334,8 +397,15 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--copy-rounds", type=int, default=20)
     parser.add_argument("--profile", type=int, metavar="CONCURRENCY", help="profile one run instead")
+    parser.add_argument(
+        "--scratch", type=Path, help="the folder (so the filesystem) every row writes in; default: $TMPDIR"
+    )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.scratch:
+        # Sandboxes go to the temp folder; children inherit it, so every row writes on that filesystem.
+        os.environ["TMPDIR"] = str(args.scratch.resolve())
+        tempfile.tempdir = None
     if args.child:
         kind, *rest = args.child
         if kind == "run":
@@ -347,7 +417,11 @@ def main() -> None:
     if args.profile:
         _profile(args.trials, args.profile)
         return
-    print(f"{args.trials} trials a run, median of {args.rounds} alternating rounds, {os.cpu_count()} CPUs\n")
+    where = tempfile.gettempdir()
+    print(
+        f"{args.trials} trials a run, median of {args.rounds} alternating rounds, {os.cpu_count()} CPUs, "
+        f"writing in {where} ({_filesystem(where)})\n"
+    )
     with tempfile.TemporaryDirectory(prefix="trialbook-floor-") as keep:
         os.environ[KEEP] = keep
         _runner_table(args)
