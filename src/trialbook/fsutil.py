@@ -43,6 +43,11 @@ __all__ = [
 class NotDurableError(OSError):
     """The new file is in place, but the folder's fsync failed: the rename may not survive a power loss."""
 
+    @property
+    def reason(self) -> str:
+        """The system's words for the error alone: the message may name a temp or staging path."""
+        return os.strerror(self.errno) if self.errno else str(self)
+
 
 _T = TypeVar("_T")
 
@@ -68,13 +73,27 @@ def needs_sync(path: Path) -> bool:
     return not any(where.startswith(folder + os.sep) for folder in tuple(_LATER))
 
 
+_CANNOT_SYNC = frozenset({errno.EINVAL, errno.ENOTSUP, errno.EBADF, errno.ENOSYS})
+"""Errors that say a file or filesystem cannot be synced at all, not that a write was lost."""
+
+
 def _fsync_path(path: str, flags: int) -> None:
-    with contextlib.suppress(OSError):
+    """Fsync one file; one that cannot be opened (gone, unreadable) is skipped.
+
+    Raises:
+        NotDurableError: the fsync reported a write error (``EIO``, ``ENOSPC``, ...).
+    """
+    try:
         fd = os.open(path, flags)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in _CANNOT_SYNC:
+            raise NotDurableError(exc.errno, f"could not write {path} to disk: {exc.strerror}") from exc
+    finally:
+        os.close(fd)
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -90,43 +109,74 @@ def _fsync_folder(folder: Path) -> None:
     try:
         os.fsync(fd)
     except OSError as exc:
-        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+        if exc.errno not in _CANNOT_SYNC:
             raise NotDurableError(exc.errno, f"could not make the rename durable: {exc.strerror}") from exc
     finally:
         os.close(fd)
 
 
-def sync_directory(folder: Path) -> None:
-    """Make the names in ``folder`` durable (a rename into it), on a best-effort basis: nothing is raised."""
+def sync_directory(folder: Path, *, strict: bool = False) -> None:
+    """Make the names in ``folder`` durable (a rename into it).
+
+    Best effort unless ``strict``: then a failed fsync raises :class:`NotDurableError`.
+    """
+    if strict:
+        _fsync_folder(folder)
+        return
     with contextlib.suppress(OSError):
         _fsync_folder(folder)
 
 
-def _syncfs(folder: Path) -> bool:
-    """Linux ``syncfs(2)``: flush the whole filesystem holding ``folder`` in one call."""
+def _syncfs_errno(fd: int) -> int | None:
+    """Linux ``syncfs(2)`` on the filesystem holding ``fd``: 0, the error number, or ``None`` if not here."""
     if not sys.platform.startswith("linux"):
-        return False
+        return None
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        if int(libc.syncfs(fd)) == 0:
+            return 0
     except (OSError, AttributeError):
+        return None
+    return ctypes.get_errno()
+
+
+def _syncfs(folder: Path) -> bool:
+    """Flush the whole filesystem holding ``folder`` in one call; ``False`` where there is no ``syncfs``.
+
+    Since Linux 5.8 ``syncfs`` reports a write-back error of any file on the filesystem, as ``fsync``
+    does for one file: such an error is raised, never taken for a missing ``syncfs``.
+
+    Raises:
+        NotDurableError: the flush reported a write error (``EIO``, ``ENOSPC``, ...).
+    """
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
         return False
     try:
-        return int(libc.syncfs(fd)) == 0
-    except AttributeError:
-        return False
+        code = _syncfs_errno(fd)
     finally:
         os.close(fd)
+    if code is None or code in _CANNOT_SYNC:
+        return False
+    if code:
+        raise NotDurableError(code, f"could not write {folder} to disk: {os.strerror(code)}")
+    return True
 
 
 def sync_folder(folder: Path) -> None:
-    """Make all under ``folder`` durable: one ``syncfs`` on Linux, else an fsync per file and folder."""
+    """Make all under ``folder`` durable: one ``syncfs`` on Linux, else an fsync per file and folder.
+
+    Raises:
+        NotDurableError: the disk reported a write error for something under ``folder`` (with ``syncfs``:
+            for anything on its filesystem); the files are as written, but may not survive a crash.
+    """
     if _syncfs(folder):
         return
     for root, _dirs, names in os.walk(folder):
         for name in names:
             _fsync_path(os.path.join(root, name), os.O_RDONLY)
-        sync_directory(Path(root))
+        sync_directory(Path(root), strict=True)
 
 
 def write_staged(path: Path, data: bytes, *, make_parents: bool = True) -> bool:

@@ -56,6 +56,7 @@ def run_json(report: RunReport, exit_code: int) -> JsonObject:
         "folder": str(report.run_folder) if report.run_folder is not None else None,
         "exit_code": exit_code,
         "history_error": report.history_error,
+        "durability_error": report.durability_error,
     }
     masked = report.masker.json(value)
     assert isinstance(masked, dict)

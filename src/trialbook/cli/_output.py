@@ -100,6 +100,8 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
         click.echo(f"warning: history: {problem}", err=True)
     if report.history_error:
         click.echo(f"error: history was not shared: {report.history_error}", err=True)
+    if report.durability_error:
+        click.echo(f"error: {report.durability_error}", err=True)
     if report.suite is not None and report.suite_path is not None:
         click.echo(f"\nresults: {report.suite_path.parent}")
     write_report_files(report, options)

@@ -16,7 +16,7 @@ from pathlib import Path
 from .._owner import pid_alive
 from .._records import FrozenRecord, frozen_record
 from ..errors import UsageError
-from ..fsutil import atomic_write_text, sync_directory, sync_folder, sync_later
+from ..fsutil import NotDurableError, atomic_write_text, sync_directory, sync_folder, sync_later
 
 __all__ = [
     "MARKER",
@@ -124,17 +124,25 @@ class StagedFolder(FrozenRecord):
     staging: Path
     run_id: str
 
-    def commit(self) -> Path:
+    def commit(self) -> tuple[Path, str | None]:
         """Swap the finished run in; what the user put in the old folder moves over, the rest goes.
 
         The old folder is renamed aside before the new one is renamed into place, so at every moment the
         final path holds either the whole previous run or the whole new one (for an instant, nothing).
+
+        Returns the final path, and why the run may not be on disk when flushing it reported a write
+        error (else ``None``). Such a run is put in place all the same: its files read back whole until
+        the machine goes down, and a run left unpublished would be lost for certain.
         """
         wrote = [entry.name for entry in self.staging.iterdir() if entry.name != MARKER]
         write_marker(self.staging, kind="run", wrote=wrote)
+        problem: str | None = None
         # The trials' files skipped their own fsyncs (see trialbook.fsutil): all of them become durable
         # here, before the rename makes them the run.
-        sync_folder(self.staging)
+        try:
+            sync_folder(self.staging)
+        except NotDurableError as exc:
+            problem = exc.reason
         sync_later(self.staging, False)
         old = self.final.with_name(f".{self.final.name}.{self.run_id}.old")
         if self.final.is_dir():
@@ -147,10 +155,13 @@ class StagedFolder(FrozenRecord):
             else:
                 self.final.rmdir()
         self.staging.rename(self.final)
-        sync_directory(self.final.parent)
+        try:
+            sync_directory(self.final.parent, strict=True)
+        except NotDurableError as exc:
+            problem = problem or exc.reason
         if old.exists():
             shutil.rmtree(old, ignore_errors=True)
-        return self.final
+        return self.final, problem
 
     def abandon(self) -> None:
         """Remove the staging folder (nothing of the previous run is touched)."""

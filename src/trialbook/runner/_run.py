@@ -61,6 +61,8 @@ class RunReport(Record):
     dry_run: bool = False
     history: HistoryStore | None = None
     history_error: str | None = None
+    durability_error: str | None = None
+    """Why the finished run's folder may not be on disk: flushing it reported a write error."""
     history_problems: list[str] = field(default_factory=list)
     base_lines: dict[str, HistoryLine] = field(default_factory=dict)
     refusals: list[str] = field(default_factory=list)
@@ -88,6 +90,8 @@ class RunReport(Record):
     def exit_code(self) -> int:
         """0 all passed (cached included), 1 a failure or error, 3 the budget left trials unstarted.
 
+        History that was not shared and a run folder the disk may not hold are errors (1) too.
+
         A run cancelled by a signal exits ``128 + signal`` (130 for SIGINT, 143 for SIGTERM) whatever
         its verdicts, as a shell reports a process that signal ended.
         """
@@ -101,7 +105,8 @@ class RunReport(Record):
             if e.action == "cached" and e.arm != "without" and getattr(e.last, "verdict", "") == "fail"
         ]
         failing = ("fail", "error", "vacuous")
-        if any(v in failing for v in verdicts) or cached_failures or self.history_error:
+        trouble = self.history_error or self.durability_error
+        if any(v in failing for v in verdicts) or cached_failures or trouble:
             return ExitCode.FAILED
         if any(v == "incomplete" for v in verdicts):
             return ExitCode.BUDGET
@@ -280,8 +285,13 @@ def _execute(
     try:
         staged = begin_run(options, report.run_id)
         _run_and_write(report, options, pool, secret_values, sink, started, staged.staging)
-        report.run_folder = finish_run(options, staged)
+        report.run_folder, problem = finish_run(options, staged)
         report.suite_path = report.run_folder / "suite.json"
+        if problem is not None:
+            report.durability_error = (
+                f"the disk reported an error while flushing {report.run_folder} ({problem}): its files "
+                "read back whole now but may not survive a crash or power loss; copy them elsewhere"
+            )
     except OSError as exc:
         where = staged.staging if staged is not None and staged.staging.exists() else options.owned_folder
         raise RunAbortedError(

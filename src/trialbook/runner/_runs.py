@@ -16,7 +16,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from ..errors import UsageError
-from ..fsutil import atomic_symlink, atomic_write_text
+from ..fsutil import NotDurableError, atomic_symlink, atomic_write_text
 from ..spec import EvalSpec
 from ._folder import MARKER, StagedFolder, claim, stage
 from ._manifest import failed_pairs, read_manifest
@@ -106,14 +106,21 @@ def begin_run(options: RunOptions, run_id: str) -> StagedFolder:
     return stage(root / run_id, run_id)
 
 
-def finish_run(options: RunOptions, staged: StagedFolder) -> Path:
-    """Swap the finished run in; for kept runs also move ``latest`` to it and apply the retention limit."""
-    final = staged.commit()
+def finish_run(options: RunOptions, staged: StagedFolder) -> tuple[Path, str | None]:
+    """Swap the finished run in; for kept runs also move ``latest`` to it and apply the retention limit.
+
+    Returns the run's folder and, when the disk reported a write error while flushing it, why it may
+    not survive a crash (see :meth:`StagedFolder.commit`).
+    """
+    final, problem = staged.commit()
     if options.results_dir is None:
         root = final.parent
-        set_latest(root, final)
+        try:
+            set_latest(root, final)
+        except NotDurableError as exc:  # ``latest`` names the run; its folder's fsync failed
+            problem = problem or exc.reason
         prune_runs(root, options.keep_runs, final)
-    return final
+    return final, problem
 
 
 def previous_run(options: RunOptions) -> Path | None:
