@@ -58,7 +58,12 @@ def test_syncfs_reporting_a_write_error_is_raised_not_taken_for_a_missing_syncfs
     # Where syncfs is missing, every file and folder is fsynced instead: nothing is raised.
     fsyncs: list[int] = []
     real_fsync = os.fsync
-    monkeypatch.setattr(os, "fsync", lambda fd: (fsyncs.append(fd), real_fsync(fd))[1])
+
+    def counting(fd: int) -> None:
+        fsyncs.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", counting)
     for missing in (None, errno.ENOSYS):
         fsyncs.clear()
         _syncfs_reports(monkeypatch, missing)
@@ -76,8 +81,12 @@ def test_without_syncfs_a_write_error_of_one_file_or_folder_is_raised(
     _fsync_fails_on(monkeypatch, folders=folders, files=files)
     with pytest.raises(fsutil.NotDurableError, match="Input/output error"):
         fsutil.sync_folder(tmp_path)
+
     # A filesystem that cannot sync at all (EINVAL) is no write error.
-    monkeypatch.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(errno.EINVAL, "Invalid")))
+    def cannot_sync(fd: int) -> None:
+        raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+
+    monkeypatch.setattr(os, "fsync", cannot_sync)
     fsutil.sync_folder(tmp_path)
 
 
