@@ -68,7 +68,6 @@ def emit_json(report: RunReport, options: RunOptions) -> int:
     if report.dry_run:
         echo_json(plan_json(report))
         return ExitCode.BAD_INPUT if report.refusals else ExitCode.OK
-    write_report_files(report, options)
-    code = report.exit_code
+    code = write_report_files(report, options)
     echo_json(run_json(report, code))
     return code

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import signal
+from pathlib import Path
 
 import click
 
 from .._words import plural
 from ..errors import ExitCode
-from ..fsutil import atomic_write_text
+from ..fsutil import NotDurableError, atomic_write_text
 from ..report.terminal import render_table
 from ..runner import RunOptions, RunReport
 from ..runner._arms import comparisons
@@ -104,20 +105,25 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
         click.echo(f"error: {report.durability_error}", err=True)
     if report.suite is not None and report.suite_path is not None:
         click.echo(f"\nresults: {report.suite_path.parent}")
-    write_report_files(report, options)
-    return report.exit_code
+    return write_report_files(report, options)
 
 
-def write_report_files(report: RunReport, options: RunOptions) -> None:
-    """Write the ``--junit`` and ``--summary`` files a finished run was asked for, masked."""
+def write_report_files(report: RunReport, options: RunOptions) -> int:
+    """Write the ``--junit`` and ``--summary`` files a finished run was asked for, masked.
+
+    Returns the run's exit code, or 1 where it would be 0 and a file could not be written; each such
+    file is reported on stderr (the run's own results are in its folder whatever happens here).
+    """
+    code = report.exit_code
     if report.suite is None:
-        return
+        return code
     mask = report.masker.text
+    failed = False
     if options.junit is not None:
         from ..report.junit import render_junit  # XML machinery only for runs asked for --junit
 
         # Masked value by value inside the renderer: masking the finished XML could touch its markup.
-        atomic_write_text(options.junit, render_junit(report.suite, mask))
+        failed |= not _write("--junit", options.junit, render_junit(report.suite, mask), report)
     if options.summary is not None:
         from ..report.markdown import render_summary
 
@@ -129,7 +135,21 @@ def write_report_files(report: RunReport, options: RunOptions) -> None:
             unstarted=review.unstarted,
             comparisons=review.comparisons,
         )
-        atomic_write_text(options.summary, mask(text))
+        failed |= not _write("--summary", options.summary, mask(text), report)
+    return ExitCode.FAILED if failed and code == ExitCode.OK else code
+
+
+def _write(option: str, path: Path, text: str, report: RunReport) -> bool:
+    try:
+        atomic_write_text(path, text)
+    except NotDurableError as exc:
+        click.echo(f"error: {option} {path} was written, but may not be on disk: {exc.reason}", err=True)
+        return False
+    except OSError as exc:
+        where = f"; the run's results are in {report.run_folder}" if report.run_folder is not None else ""
+        click.echo(f"error: could not write {option} {path}: {exc.strerror or exc}{where}", err=True)
+        return False
+    return True
 
 
 def _some(labels: list[str], limit: int = 10) -> str:

@@ -88,6 +88,29 @@ def check_owned(folder: Path, what: str) -> None:
         raise UsageError(problem)
 
 
+def output_file_problem(path: Path, option: str) -> str | None:
+    """Why ``path`` cannot become the file ``option`` asks for (naming both and the way out), or ``None``.
+
+    Checked before a run starts, so a path that cannot be written (a folder in its place, a file where
+    a folder must be, a folder that cannot be written in) costs no trial; a failure only the write itself
+    finds is reported when the run ends.
+    """
+    try:
+        if path.is_dir():
+            return f"{option} {path}: is a folder; give the path of a file, such as {path / 'report.xml'}"
+        for parent in path.parents:
+            if not (parent.exists() or parent.is_symlink()):
+                continue  # made when the file is written
+            if not parent.is_dir():
+                return f"{option} {path}: {parent} is not a folder; give a path inside a folder"
+            if not os.access(parent, os.W_OK | os.X_OK):
+                return f"{option} {path}: {parent} cannot be written in (permission denied); choose another"
+            return None
+    except OSError as exc:  # a name too long for the filesystem, a loop of links
+        return f"{option} {path}: {exc.strerror or exc}; choose another path"
+    return None
+
+
 def _written(folder: Path) -> set[str]:
     """The top-level names trialbook wrote in ``folder`` (from its marker, or the legacy layout)."""
     marker = _read_marker(folder)

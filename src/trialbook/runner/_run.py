@@ -21,7 +21,7 @@ from ._cancel import current_cancellation
 from ._controls import apply_controls, plan_controls
 from ._engine import ControlOutcome, EntryResult, run_plan
 from ._events import ProgressSink, TrialFinished, TrialStarted
-from ._folder import StagedFolder, check_owned, ownership_problem
+from ._folder import StagedFolder, check_owned, output_file_problem, ownership_problem
 from ._forecast import Forecast, forecast
 from ._guards import refusals, refuse_or_check
 from ._history import base_history, expected_seconds, recent_lines
@@ -191,12 +191,15 @@ def run(
         what = "--results-dir" if options.results_dir is not None else "the runs folder"
         if options.dry_run:
             owner = ownership_problem(options.owned_folder, what)
-            report.refusals = [*([owner] if owner else []), *secrets.problems]
+            report.refusals = [*([owner] if owner else []), *_output_problems(options), *secrets.problems]
             report.refusals += refusals(options, runnable, pool)
             if report.over_budget and options.budget_strict:
                 report.refusals.append(f"{report.over_budget}; --budget-strict would start no trial")
             return report
         check_owned(options.owned_folder, what)
+        unwritable = _output_problems(options)
+        if unwritable:
+            raise UsageError("\n".join(unwritable))
         if report.over_budget and options.budget_strict:
             raise BudgetForecastError(f"{report.over_budget}; --budget-strict: no trial was started")
         if notice is not None and runnable and report.forecast is not None:
@@ -213,6 +216,13 @@ def run(
         run_blocking(pool.aclose())
         if store is not None:
             store.close()
+
+
+def _output_problems(options: RunOptions) -> list[str]:
+    """Why the ``--junit`` and ``--summary`` files could not be written, found before anything runs."""
+    files = (("--junit", options.junit), ("--summary", options.summary))
+    found = (output_file_problem(path, option) for option, path in files if path is not None)
+    return [problem for problem in found if problem is not None]
 
 
 def _plan(
