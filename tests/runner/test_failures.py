@@ -274,6 +274,6 @@ def test_an_unwritable_results_folder_is_a_clear_error_not_a_traceback(
     write(tmp_path / "evals/one.eval.yaml", "prompt_text: hi\nagents: [literal]\n")
     (tmp_path / "blocked").write_text("a file where the results folder should go\n")
     result = invoke("eval", "evals", "--results-dir", "blocked/results")
-    assert result.exit_code == 1
-    assert "error: the run stopped on a file-system error" in result.output
+    assert result.exit_code == 2  # before any trial: bad input, not a failed run
+    assert f"--results-dir {tmp_path}/blocked/results: {tmp_path}/blocked is not a folder" in result.output
     assert "Traceback" not in result.output

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..leftovers import sweep
+from ..runner._folder import sweep_partials
 from ._common import env_option
 
 __all__ = ["clean_command"]
@@ -40,9 +41,10 @@ def clean_command(
 
     Kills the trial processes such a run left running, then removes its trialbook-* sandboxes in the
     temp folder ($TMPDIR) and the hidden .*.tmp files of its interrupted writes in the runs folder,
-    the results folder, their parents, the history folder and any --folder. What belongs to a
-    trialbook process that is still running is never touched. Every run does the same sweep when it
-    starts.
+    the results folder, their parents, the history folder and any --folder. A run killed while its
+    results were swapped in is finished: the complete run is put in place and your files in the
+    previous results folder are moved back. What belongs to a trialbook process that is still running
+    is never touched. Every run does the same sweep when it starts.
     """
     places = [Path(folder) for folder in folders]
     for owned in (Path(runs_dir), *([Path(results_dir)] if results_dir else [])):
@@ -54,7 +56,14 @@ def clean_command(
         click.echo(f"killed {swept.processes_killed} process(es) left running by killed runs")
     for path in swept.removed:
         click.echo(f"removed {path}")
+    # What a killed run left beside its results: finished (a complete run put in place) or removed.
+    finished = sweep_partials(Path(runs_dir).resolve())
+    if results_dir:
+        final = Path(results_dir).resolve()
+        finished += sweep_partials(final.parent, final)
+    for line in finished:
+        click.echo(line, err=line.startswith("left "))
     for problem in swept.problems:
         click.echo(f"warning: {problem}", err=True)
-    if not swept.removed and not swept.problems and not swept.processes_killed:
+    if not (swept.removed or swept.problems or swept.processes_killed or finished):
         click.echo("nothing to clean")

@@ -7,16 +7,16 @@ but no marker belongs to someone else: trialbook refuses it rather than write in
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
-from .._owner import pid_alive
+from .._owner import OWNER_PATTERN, owner_gone, owner_tag, pid_alive
 from .._records import FrozenRecord, frozen_record
 from ..errors import UsageError
-from ..fsutil import NotDurableError, atomic_write_text, sync_directory, sync_folder, sync_later
+from ..fsutil import NAME_MAX, NotDurableError, atomic_write_text, sync_directory, sync_folder, sync_later
 
 __all__ = [
     "MARKER",
@@ -24,8 +24,12 @@ __all__ = [
     "check_owned",
     "claim",
     "is_owned",
+    "leftover_name",
+    "output_file_problem",
     "ownership_problem",
+    "parents_problem",
     "pid_alive",
+    "remove_folder",
     "stage",
     "sweep_partials",
 ]
@@ -98,16 +102,24 @@ def output_file_problem(path: Path, option: str) -> str | None:
     try:
         if path.is_dir():
             return f"{option} {path}: is a folder; give the path of a file, such as {path / 'report.xml'}"
+    except OSError as exc:  # a name too long for the filesystem, a loop of links
+        return f"{option} {path}: {exc.strerror or exc}; choose another path"
+    return parents_problem(path, option)
+
+
+def parents_problem(path: Path, label: str) -> str | None:
+    """Why nothing can be made at ``path``: the nearest existing folder above it is a file or read-only."""
+    try:
         for parent in path.parents:
             if not (parent.exists() or parent.is_symlink()):
                 continue  # made when the file is written
             if not parent.is_dir():
-                return f"{option} {path}: {parent} is not a folder; give a path inside a folder"
+                return f"{label} {path}: {parent} is not a folder; give a path inside a folder"
             if not os.access(parent, os.W_OK | os.X_OK):
-                return f"{option} {path}: {parent} cannot be written in (permission denied); choose another"
+                return f"{label} {path}: {parent} cannot be written in (permission denied); choose another"
             return None
     except OSError as exc:  # a name too long for the filesystem, a loop of links
-        return f"{option} {path}: {exc.strerror or exc}; choose another path"
+        return f"{label} {path}: {exc.strerror or exc}; choose another path"
     return None
 
 
@@ -150,8 +162,11 @@ class StagedFolder(FrozenRecord):
     def commit(self) -> tuple[Path, str | None]:
         """Swap the finished run in; what the user put in the old folder moves over, the rest goes.
 
-        The old folder is renamed aside before the new one is renamed into place, so at every moment the
-        final path holds either the whole previous run or the whole new one (for an instant, nothing).
+        The staging folder, once flushed, is renamed ``.ready``; the old folder is renamed aside, the
+        ready one into place, and only then are the user's own files moved over from the old folder and
+        the rest removed. At every moment the final path holds either the whole previous run or the
+        whole new one (for an instant, nothing), and nothing of the user's is ever inside a folder that
+        may be removed. A kill at any step leaves names :func:`sweep_partials` finishes from.
 
         Returns the final path, and why the run may not be on disk when flushing it reported a write
         error (else ``None``). Such a run is put in place all the same: its files read back whole until
@@ -167,24 +182,9 @@ class StagedFolder(FrozenRecord):
         except NotDurableError as exc:
             problem = exc.reason
         sync_later(self.staging, False)
-        old = self.final.with_name(f".{self.final.name}.{self.run_id}.old")
-        if self.final.is_dir():
-            ours = _written(self.final)
-            for entry in self.final.iterdir():
-                if entry.name not in ours and not (self.staging / entry.name).exists():
-                    entry.rename(self.staging / entry.name)  # the user's own file stays with the folder
-            if any(self.final.iterdir()):
-                self.final.rename(old)
-            else:
-                self.final.rmdir()
-        self.staging.rename(self.final)
-        try:
-            sync_directory(self.final.parent, strict=True)
-        except NotDurableError as exc:
-            problem = problem or exc.reason
-        if old.exists():
-            shutil.rmtree(old, ignore_errors=True)
-        return self.final, problem
+        ready = leftover_name(self.final, self.run_id, "ready")
+        self.staging.rename(ready)  # complete and flushed: a sweep after a kill puts it in place
+        return self.final, _swap_in(ready, self.final, self.run_id) or problem
 
     def abandon(self) -> None:
         """Remove the staging folder (nothing of the previous run is touched)."""
@@ -192,16 +192,124 @@ class StagedFolder(FrozenRecord):
         shutil.rmtree(self.staging, ignore_errors=True)
 
 
+_KINDS = ("partial", "ready", "old", "gone")
+"""A run's staging folder, the same once complete and flushed, the previous run swapped aside, and a
+folder being removed, in the order a sweep handles them."""
+
+_RUN = r"\d{8}T\d{6}Z-[0-9a-f]{6}"
+_LEFTOVER = re.compile(
+    rf"\.(?P<name>.*)\.(?P<run>{_RUN})\.(?P<owner>{OWNER_PATTERN})\.(?P<kind>{'|'.join(_KINDS)})", re.DOTALL
+)
+_LEGACY_LEFTOVER = re.compile(rf"\..*\.{_RUN}\.(?:partial|old)", re.DOTALL)
+"""The names of earlier trialbook versions, which carried no owner (their marker's pid says whose)."""
+
+_HEAD_BYTES = NAME_MAX - len(".20261202T183055Z-abcdef.") - len(".partial") - 32
+"""How much of ``.<final name>`` a leftover's name keeps: room for the run id, the longest kind and an
+owner tag of up to 31 characters, so every leftover of one results folder has the same head."""
+
+
+def _head(final: Path) -> str:
+    raw = os.fsencode(f".{final.name}")
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return os.fsdecode(raw[:_HEAD_BYTES])
+    return raw[:_HEAD_BYTES].decode("utf-8", "ignore")  # cut between characters, not inside one
+
+
+def _whole(head: str) -> bool:
+    """Whether a leftover's head is ``.<name>`` unshortened.
+
+    It is when it is too short to be a cut, which may end up to three bytes early, between characters.
+    """
+    return len(os.fsencode(head)) < _HEAD_BYTES - 3
+
+
+def leftover_name(final: Path, run_id: str, kind: str) -> Path:
+    """``.<name>.<run id>.<owner>.<kind>`` beside ``final``: whose it is, and what a sweep does with it.
+
+    The owner tag (pid and start time, see :mod:`trialbook._owner`) tells a folder of a live run from
+    one a killed run left; ``<name>`` is shortened where the whole would not fit in ``NAME_MAX`` bytes.
+    """
+    return final.with_name(f"{_head(final)}.{run_id}.{owner_tag()}.{kind}")
+
+
+def _run_of(final: Path) -> str:
+    """The run id of the run at ``final`` (its manifest's), or ``""`` when it says none."""
+    try:
+        run_id = json.loads((final / "manifest.json").read_text(encoding="utf-8")).get("run_id")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    return run_id if isinstance(run_id, str) else ""
+
+
+def _swap_in(ready: Path, final: Path, run_id: str) -> str | None:
+    """Put the complete run at ``ready`` at ``final``; why it may not be on disk, or ``None``."""
+    old: Path | None = None
+    if final.is_dir() and not final.is_symlink():
+        if any(final.iterdir()):
+            old = leftover_name(final, run_id, "old")
+            final.rename(old)
+        else:
+            final.rmdir()
+    ready.rename(final)
+    problem: str | None = None
+    try:
+        sync_directory(final.parent, strict=True)
+    except NotDurableError as exc:
+        problem = exc.reason
+    if old is not None:
+        _hand_back(old, final, run_id)
+    return problem
+
+
+def _hand_back(old: Path, final: Path, run_id: str) -> None:
+    """Move the user's own entries from the swapped-out ``old`` into ``final``, then remove ``old``.
+
+    An entry whose name the new run wrote too is kept as ``<name>.previous`` (or with the run id after
+    it). One that cannot be moved (a mount point) stays, and so does ``old``: nothing of the user's is
+    removed.
+    """
+    ours = _written(old)
+    left = False
+    for entry in old.iterdir():
+        if entry.name in ours:
+            continue
+        target = final / entry.name
+        for other in (f"{entry.name}.previous", f"{entry.name}.previous-{run_id}"):
+            if not (target.exists() or target.is_symlink()):
+                break
+            target = final / other
+        try:
+            if target.exists() or target.is_symlink():
+                raise FileExistsError(target)
+            entry.rename(target)
+        except OSError:
+            left = True
+    if not left:
+        remove_folder(old, final, run_id)
+
+
+def remove_folder(folder: Path, final: Path, run_id: str) -> None:
+    """Remove trialbook's ``folder`` by way of a ``.gone`` name, so a kill part way leaves a name swept."""
+    gone = leftover_name(final, run_id, "gone")
+    try:
+        folder.rename(gone)
+    except OSError:
+        gone = folder
+    shutil.rmtree(gone, ignore_errors=True)
+
+
 def stage(final: Path, run_id: str) -> StagedFolder:
     """Start writing a run that will end up at ``final`` (which must be trialbook's, see :func:`check_owned`).
 
-    The staging folder sits beside ``final`` as ``.<name>.<run id>.partial`` and is marked from the start,
-    so an abandoned one (its process gone) is recognisably trialbook's and can be swept.
+    The staging folder sits beside ``final`` as ``.<name>.<run id>.<owner>.partial`` and is marked from
+    the start, so an abandoned one (its process gone) is recognisably trialbook's and can be swept.
     """
     check_owned(final, "the results folder")
     final.parent.mkdir(parents=True, exist_ok=True)
-    sweep_partials(final.parent)
-    staging = final.with_name(f".{final.name}.{run_id}.partial")
+    sweep_partials(final.parent, final)
+    staging = leftover_name(final, run_id, "partial")
     staging.mkdir()
     sync_later(staging)
     write_marker(staging, kind="run")
@@ -209,12 +317,84 @@ def stage(final: Path, run_id: str) -> StagedFolder:
     return StagedFolder(final=final, staging=staging, run_id=run_id)
 
 
-def sweep_partials(parent: Path) -> None:
-    """Remove staging and swapped-out folders in ``parent`` whose trialbook process is gone."""
-    with contextlib.suppress(OSError):
-        for entry in parent.iterdir():
-            if not entry.name.startswith(".") or not entry.name.endswith((".partial", ".old")):
-                continue
-            marker = _read_marker(entry) if entry.is_dir() and not entry.is_symlink() else None
-            if marker is not None and not pid_alive(marker.get("pid")):
-                shutil.rmtree(entry, ignore_errors=True)
+def sweep_partials(parent: Path, final: Path | None = None) -> list[str]:
+    """Finish or remove what killed runs left in ``parent``; nothing of a live run, or of the user's.
+
+    Only names :func:`leftover_name` makes are touched, and only when their owner is gone: a staging
+    folder (``.partial``, incomplete) and a folder being removed (``.gone``) are removed; a complete run
+    (``.ready``) is put in place when its results folder is missing or holds an older run, else
+    removed; a swapped-out previous run (``.old``) goes back in place when the results folder is
+    missing, else hands the user's entries back to it. ``final`` is the results folder the caller is
+    about to write, so its leftovers are found even when its name was shortened in theirs.
+
+    Returns what was done, one line each (for ``trialbook clean``).
+    """
+    try:
+        entries = list(parent.iterdir())
+    except OSError:
+        return []
+    done: list[str] = []
+    found: dict[str, list[tuple[Path, str, Path | None]]] = {kind: [] for kind in _KINDS}
+    for entry in entries:
+        match = _LEFTOVER.fullmatch(entry.name)
+        if match is None:
+            if _sweep_legacy(entry):
+                done.append(f"removed {entry}")
+            continue
+        if not owner_gone(match["owner"]) or entry.is_symlink() or not entry.is_dir():
+            continue
+        head = f".{match['name']}"
+        if final is not None and head == _head(final):
+            target: Path | None = final
+        elif _whole(head):
+            target = parent / match["name"]
+        else:
+            target = None  # a shortened name: which folder it belongs to is not known here
+        found[match["kind"]].append((entry, match["run"], target))
+    for kind in _KINDS:
+        for entry, run_id, target in found[kind]:
+            try:
+                what = _finish(kind, entry, run_id, target)
+            except OSError as exc:
+                what = f"left {entry}: {exc.strerror or exc}"
+            if what is not None:
+                done.append(what)
+    return done
+
+
+def _finish(kind: str, entry: Path, run_id: str, final: Path | None) -> str | None:
+    if kind in ("partial", "gone"):
+        shutil.rmtree(entry, ignore_errors=True)
+        return f"removed {entry}"
+    if final is None:
+        return None
+    missing = not (final.exists() or final.is_symlink())
+    if kind == "ready":
+        if missing:
+            entry.rename(final)
+            return f"put the complete run {entry.name} in place at {final}"
+        if final.is_dir() and not final.is_symlink() and is_owned(final):
+            if _run_of(final) < run_id:  # the killed run's commit, finished
+                _swap_in(entry, final, run_id)
+                return f"put the complete run {entry.name} in place at {final}"
+            remove_folder(entry, final, run_id)  # a later run is in place already
+            return f"removed {entry}, older than the run at {final}"
+        return None
+    if missing:  # "old": killed between its two renames, with no complete run to put in place
+        entry.rename(final)
+        return f"put the previous run {entry.name} back at {final}"
+    if final.is_dir() and not final.is_symlink():
+        _hand_back(entry, final, run_id)
+        return f"moved the files of yours in {entry.name} back into {final}"
+    return None
+
+
+def _sweep_legacy(entry: Path) -> bool:
+    """An earlier version's staging or swapped-out folder, removed when its marker's process is gone."""
+    if _LEGACY_LEFTOVER.fullmatch(entry.name) is None or entry.is_symlink() or not entry.is_dir():
+        return False
+    marker = _read_marker(entry)
+    if marker is None or pid_alive(marker.get("pid")):
+        return False
+    shutil.rmtree(entry, ignore_errors=True)
+    return True

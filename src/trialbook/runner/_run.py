@@ -21,7 +21,7 @@ from ._cancel import current_cancellation
 from ._controls import apply_controls, plan_controls
 from ._engine import ControlOutcome, EntryResult, run_plan
 from ._events import ProgressSink, TrialFinished, TrialStarted
-from ._folder import StagedFolder, check_owned, output_file_problem, ownership_problem
+from ._folder import StagedFolder, check_owned, output_file_problem, ownership_problem, parents_problem
 from ._forecast import Forecast, forecast
 from ._guards import refusals, refuse_or_check
 from ._history import base_history, expected_seconds, recent_lines
@@ -31,7 +31,7 @@ from ._options import RunOptions
 from ._outputs import write_json
 from ._plan import AgentPool, PlanEntry, build_plan
 from ._record import ci_run_url, pending_lines, record, sync
-from ._runs import begin_run, finish_run, new_run_id, selection_for
+from ._runs import begin_run, finish_run, latest_problem, new_run_id, selection_for
 from ._secrets import run_secrets
 from ._suite import build_suite
 
@@ -219,9 +219,13 @@ def run(
 
 
 def _output_problems(options: RunOptions) -> list[str]:
-    """Why the ``--junit`` and ``--summary`` files could not be written, found before anything runs."""
+    """Why the run's folder, ``latest``, ``--junit`` or ``--summary`` could not be written: found first."""
     files = (("--junit", options.junit), ("--summary", options.summary))
-    found = (output_file_problem(path, option) for option, path in files if path is not None)
+    found = [output_file_problem(path, option) for option, path in files if path is not None]
+    where = "--results-dir" if options.results_dir is not None else "the runs folder"
+    found.append(parents_problem(options.owned_folder.resolve(), where))
+    if options.results_dir is None:
+        found.append(latest_problem(options.runs_dir.resolve()))
     return [problem for problem in found if problem is not None]
 
 

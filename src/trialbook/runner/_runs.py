@@ -7,10 +7,10 @@ carrying its marker) are ever removed.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
-import shutil
 import time
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -18,7 +18,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..fsutil import NotDurableError, atomic_symlink, atomic_write_text
 from ..spec import EvalSpec
-from ._folder import MARKER, StagedFolder, claim, stage
+from ._folder import MARKER, StagedFolder, claim, pid_alive, remove_folder, stage
 from ._manifest import failed_pairs, read_manifest
 from ._options import RunOptions
 from ._plan import agent_label
@@ -86,24 +86,62 @@ def latest_run(root: Path) -> Path | None:
     return target if target.is_dir() and _RUN_ID.match(target.name) else None
 
 
+def _finishing(run: Path) -> bool:
+    """Whether another live process wrote ``run`` (it may not have named it ``latest`` yet)."""
+    try:
+        pid = json.loads((run / MARKER).read_text(encoding="utf-8")).get("pid")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return pid != os.getpid() and pid_alive(pid)
+
+
 def prune_runs(root: Path, keep: int, current: Path) -> list[Path]:
-    """Remove the oldest kept runs beyond ``keep`` (never ``current``); return what was removed."""
+    """Remove the oldest kept runs beyond ``keep``; return what was removed.
+
+    Never ``current``, the run ``latest`` names, nor a run whose process is still alive: two runs
+    finishing at once each see the other's run, and neither may remove it. Each goes by way of a
+    ``.gone`` name, so a kill part way leaves nothing a later run does not remove.
+    """
     if keep < 1:
         raise UsageError(f"--keep-runs must be at least 1, got {keep}")
+    named = latest_run(root)
     runs = [run for run in run_folders(root) if run != current]
-    removed = runs[: max(0, len(runs) - (keep - 1))]
+    removed = [run for run in runs[: max(0, len(runs) - (keep - 1))] if run != named and not _finishing(run)]
     for run in removed:
-        shutil.rmtree(run, ignore_errors=True)
+        remove_folder(run, run, run.name)
     return removed
 
 
+def latest_problem(root: Path) -> str | None:
+    """Why ``root/latest`` cannot be pointed at a run (something of the user's is there), or ``None``."""
+    link = root / LATEST
+    if link.is_symlink() or not link.exists() or link.is_file():
+        return None
+    return f"{link} is a folder; trialbook keeps a link there naming the latest run: move it away"
+
+
 def begin_run(options: RunOptions, run_id: str) -> StagedFolder:
-    """Stage this run's folder: ``--results-dir`` (replaced at the end), or ``<runs>/<run id>``."""
-    if options.results_dir is not None:
-        return stage(options.results_dir.resolve(), run_id)
-    root = options.runs_dir.resolve()
-    claim(root, "runs")
-    return stage(root / run_id, run_id)
+    """Stage this run's folder: ``--results-dir`` (replaced at the end), or ``<runs>/<run id>``.
+
+    Raises:
+        UsageError: the folder cannot be made (a read-only disk, a file in the way): nothing has run.
+    """
+    try:
+        if options.results_dir is not None:
+            return stage(options.results_dir.resolve(), run_id)
+        root = options.runs_dir.resolve()
+        problem = latest_problem(root)
+        if problem is not None:
+            raise UsageError(problem)
+        claim(root, "runs")
+        return stage(root / run_id, run_id)
+    except OSError as exc:
+        where = options.results_dir or options.runs_dir
+        raise UsageError(
+            f"cannot write the run's folder at {where}: {exc.strerror or exc}"
+            + (f" ({exc.filename})" if exc.filename else "")
+            + "; choose a folder on a disk trialbook can write to. No trial was started."
+        ) from exc
 
 
 def finish_run(options: RunOptions, staged: StagedFolder) -> tuple[Path, str | None]:
