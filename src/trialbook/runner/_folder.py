@@ -20,6 +20,7 @@ from ..fsutil import NAME_MAX, NotDurableError, atomic_write_text, sync_director
 
 __all__ = [
     "MARKER",
+    "RUN_ID_PATTERN",
     "StagedFolder",
     "check_owned",
     "claim",
@@ -183,7 +184,7 @@ class StagedFolder(FrozenRecord):
             problem = exc.reason
         sync_later(self.staging, False)
         ready = leftover_name(self.final, self.run_id, "ready")
-        self.staging.rename(ready)  # complete and flushed: a sweep after a kill puts it in place
+        self.staging.rename(ready)  # complete (and flushed, unless the disk said otherwise): see _finish
         return self.final, _swap_in(ready, self.final, self.run_id) or problem
 
     def abandon(self) -> None:
@@ -196,7 +197,9 @@ _KINDS = ("partial", "ready", "old", "gone")
 """A run's staging folder, the same once complete and flushed, the previous run swapped aside, and a
 folder being removed, in the order a sweep handles them."""
 
-_RUN = r"\d{8}T\d{6}Z-[0-9a-f]{6}"
+RUN_ID_PATTERN = r"\d{8}T\d{6}Z-[0-9a-f]{6}"
+"""A run id: ``<UTC time>-<6 hex>`` (see ``trialbook.runner._runs.new_run_id``)."""
+_RUN = RUN_ID_PATTERN
 _LEFTOVER = re.compile(
     rf"\.(?P<name>.*)\.(?P<run>{_RUN})\.(?P<owner>{OWNER_PATTERN})\.(?P<kind>{'|'.join(_KINDS)})", re.DOTALL
 )

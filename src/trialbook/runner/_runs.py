@@ -18,7 +18,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..fsutil import NotDurableError, atomic_symlink, atomic_write_text
 from ..spec import EvalSpec
-from ._folder import MARKER, StagedFolder, claim, pid_alive, remove_folder, stage
+from ._folder import MARKER, RUN_ID_PATTERN, StagedFolder, claim, pid_alive, remove_folder, stage
 from ._manifest import failed_pairs, read_manifest
 from ._options import RunOptions
 from ._plan import agent_label
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 LATEST = "latest"
-_RUN_ID = re.compile(r"^\d{8}T\d{6}Z-[0-9a-f]{6}$")
+_RUN_ID = re.compile(rf"^{RUN_ID_PATTERN}$")
 
 
 def new_run_id(started: float) -> str:
