@@ -68,3 +68,39 @@ def test_mistakes_in_the_file_name_the_file_and_the_key(invoke: Invoke, tmp_path
         assert f"{tmp_path / 'pyproject.toml'}: " in result.output
         assert message in result.output, result.output
         assert "Traceback" not in result.output
+
+
+def test_true_or_false_for_an_option_that_is_not_on_or_off_is_refused(invoke: Invoke, tmp_path: Path) -> None:
+    """TOML's ``true`` would pass as 1 (``keep-runs = true`` pruning to one run) or as the text "True"."""
+    _evals(tmp_path)
+    cases = [
+        ("keep-runs = true\n", "keep-runs: expected integer range, got true"),
+        ("concurrency = false\n", "concurrency: expected integer range, got false"),
+        ("results-dir = true\n", "results-dir: expected directory, got true"),
+    ]
+    for text, message in cases:
+        write(tmp_path / "pyproject.toml", "[tool.trialbook]\n" + text)
+        result = invoke("eval", "guides", "--dry-run")
+        assert result.exit_code == 2, (text, result.output)
+        assert f"{tmp_path / 'pyproject.toml'}: [tool.trialbook] {message}" in result.output
+    write(tmp_path / "pyproject.toml", "[tool.trialbook]\nforce = true\nunsafe-local = true\n")
+    assert invoke("eval", "guides", "--dry-run").exit_code == 0
+
+
+def test_mistakes_at_the_top_of_trialbook_toml_name_no_table_it_does_not_have(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    _evals(tmp_path)
+    cases = [
+        ("concurency = 8\n", ": concurency: no such option; closest: concurrency"),
+        ("keep-runs = 0\n", ": keep-runs: 0 is not in the range"),
+        ('[list]\njunit = "x.xml"\n', ": [list] junit: no such option of trialbook list"),
+        ("list = 3\n", ": list: expected a table of list's options"),
+        ("[tool.trialbook]\nkeep-runs = 0\n", ": [tool.trialbook] keep-runs: 0 is not in the range"),
+    ]
+    for text, message in cases:
+        write(tmp_path / "trialbook.toml", text)
+        result = invoke("list", "guides")
+        assert result.exit_code == 2, (text, result.output)
+        assert f"{tmp_path / 'trialbook.toml'}{message}" in result.output, result.output
+        assert "tool.trialbook" not in result.output or "[tool.trialbook]" in text

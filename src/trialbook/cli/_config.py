@@ -31,6 +31,15 @@ def find_config(folder: Path) -> tuple[Path, dict[str, Any]] | None:
 
     trialbook.toml holds the option defaults at its top level (or under ``[tool.trialbook]``).
     """
+    found = _find(folder)
+    return None if found is None else (found[0], found[1])
+
+
+def _find(folder: Path) -> tuple[Path, dict[str, Any], str] | None:
+    """:func:`find_config` with the name of the table the defaults were read from, for errors.
+
+    ``tool.trialbook``, or ``""`` for the top level of trialbook.toml.
+    """
     for name in CONFIG_FILES:
         path = folder / name
         if not path.is_file():
@@ -41,6 +50,7 @@ def find_config(folder: Path) -> tuple[Path, dict[str, Any]] | None:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        nested = "tool" in data or name != "trialbook.toml"
         if name == "trialbook.toml":
             table: Any = data.get("tool", {}).get("trialbook", data) if "tool" in data else data
         else:
@@ -49,7 +59,7 @@ def find_config(folder: Path) -> tuple[Path, dict[str, Any]] | None:
                 continue
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: [tool.trialbook] must be a table of option defaults")
-        return path, table
+        return path, table, "tool.trialbook" if nested else ""
     return None
 
 
@@ -71,6 +81,9 @@ def _value(path: Path, where: str, command: click.Command, param: click.Paramete
         raise ConfigError(f"{path}: {where}: expected a list (or one string), got {value!r}")
     if not repeated and isinstance(value, list | dict):
         raise ConfigError(f"{path}: {where}: expected one value, got {value!r}")
+    if isinstance(value, bool) and not isinstance(param.type, click.types.BoolParamType):
+        # TOML's true/false would pass as 1/0 or "True": only on/off options take them.
+        raise ConfigError(f"{path}: {where}: expected {param.type.name}, got {str(value).lower()}")
     try:
         param.type_cast_value(click.Context(command), value)
     except click.BadParameter as exc:
@@ -84,8 +97,10 @@ def _apply(
     commands: Mapping[str, click.Command],
     only: str | None,
     out: dict[str, dict[str, Any]],
+    root: str = "tool.trialbook",
 ) -> None:
-    prefix = "[tool.trialbook" + (f".{only}" if only else "") + "]"
+    name = ".".join(part for part in (root, only) if part)
+    prefix = f"[{name}]" if name else ""
     # Commands load on first use: a table of one command's options, or no shared key, loads no other.
     targets: Mapping[str, click.Command] = {only: commands[only]} if only else commands
     for key, value in table.items():
@@ -98,14 +113,14 @@ def _apply(
             if param is None:
                 continue
             matched = True
-            checked = _value(path, f"{prefix} {key}", command, param, value)
+            checked = _value(path, f"{prefix} {key}".lstrip(), command, param, value)
             out.setdefault(command_name, {})[name] = checked
         if not matched:
             from ..runner._selection import closest  # the runner, loaded only to word this error
 
             known = sorted({n.replace("_", "-") for c in targets.values() for n in _params(c)})
             raise ConfigError(
-                f"{path}: {prefix} {key}: no such option"
+                f"{path}: {f'{prefix} {key}'.lstrip()}: no such option"
                 + (f" of trialbook {only}" if only else "")
                 + f"; closest: {', '.join(closest(key, known))}"
             )
@@ -113,15 +128,16 @@ def _apply(
 
 def config_default_map(group: click.Group, folder: Path) -> dict[str, dict[str, Any]] | None:
     """Click's ``default_map`` for every command from the configuration in ``folder`` (or ``None``)."""
-    found = find_config(folder)
+    found = _find(folder)
     if found is None:
         return None
-    path, table = found
+    path, table, root = found
     out: dict[str, dict[str, Any]] = {}
-    _apply(path, table, group.commands, None, out)
+    _apply(path, table, group.commands, None, out, root)
     for name, command_table in table.items():
         if name in group.commands:
             if not isinstance(command_table, dict):
-                raise ConfigError(f"{path}: [tool.trialbook] {name}: expected a table of {name}'s options")
-            _apply(path, command_table, group.commands, name, out)
+                where = f"[{root}] {name}" if root else name
+                raise ConfigError(f"{path}: {where}: expected a table of {name}'s options")
+            _apply(path, command_table, group.commands, name, out, root)
     return out
