@@ -159,3 +159,17 @@ def test_the_manifest_holds_exactly_the_history_lines_recorded(invoke: Invoke, t
     key = lambda line: (line["id"], line["agent"])  # noqa: E731
     assert sorted(manifest["history_lines"], key=key) == sorted(recorded, key=key)
     assert len(recorded) == 4
+
+
+def test_the_kept_runs_folder_is_not_taken_for_a_results_folder(invoke: Invoke, tmp_path: Path) -> None:
+    """Swapping a run over the kept runs would hand every kept run "back" as a file of the user's."""
+    write(tmp_path / "evals/e.eval.yaml", "prompt_text: hi\nagents: [literal]\n")
+    assert invoke("eval").exit_code == 0
+    assert invoke("eval", "--results-dir", "out").exit_code == 0
+    runs = _runs(tmp_path)
+    for dry in ([], ["--dry-run"]):
+        result = invoke("eval", "--force", "--results-dir", ".trialbook/runs", *dry)
+        assert result.exit_code == 2, result.output
+        assert "is the folder of kept runs of trialbook's; choose another folder" in result.output
+    assert _runs(tmp_path) == runs
+    assert (tmp_path / "out/suite.json").is_file()

@@ -75,20 +75,31 @@ def is_owned(folder: Path) -> bool:
     return not names or MARKER in names or _legacy(folder, names)
 
 
-def ownership_problem(folder: Path, what: str) -> str | None:
-    """Why trialbook may not write into ``folder`` (naming it and the way out), or ``None``."""
+_KIND_NAMES = {"run": "a results folder (--results-dir)", "runs": "the folder of kept runs"}
+
+
+def ownership_problem(folder: Path, what: str, kind: str | None = None) -> str | None:
+    """Why trialbook may not write into ``folder`` (naming it and the way out), or ``None``.
+
+    With ``kind`` (``run`` or ``runs``), a folder trialbook made as the other kind is refused too: a
+    results folder swapped over the kept runs would treat them as the user's files, and the reverse.
+    """
     if is_owned(folder):
+        marker = _read_marker(folder) if kind is not None else None
+        made = marker.get("trialbook") if marker is not None else None
+        if made in _KIND_NAMES and made != kind:
+            return f"{what} {folder} is {_KIND_NAMES[str(made)]} of trialbook's; choose another folder"
         return None
-    kind = "is not a folder" if not folder.is_dir() else "is not empty"
+    state = "is not a folder" if not folder.is_dir() else "is not empty"
     return (
-        f"{what} {folder} {kind} and has no {MARKER} marker, so it is not trialbook's: trialbook writes "
+        f"{what} {folder} {state} and has no {MARKER} marker, so it is not trialbook's: trialbook writes "
         "only into a new or empty folder, or one it made itself. Choose another folder."
     )
 
 
-def check_owned(folder: Path, what: str) -> None:
-    """Refuse (exit 2) a folder trialbook does not own."""
-    problem = ownership_problem(folder, what)
+def check_owned(folder: Path, what: str, kind: str | None = None) -> None:
+    """Refuse (exit 2) a folder trialbook does not own (or made as the other ``kind``)."""
+    problem = ownership_problem(folder, what, kind)
     if problem is not None:
         raise UsageError(problem)
 

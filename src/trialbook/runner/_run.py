@@ -189,14 +189,15 @@ def run(
         report.warnings = secrets.warnings
         runnable = [entry for entry in report.plan if entry.action == "run"]
         what = "--results-dir" if options.results_dir is not None else "the runs folder"
+        kind = "run" if options.results_dir is not None else "runs"
         if options.dry_run:
-            owner = ownership_problem(options.owned_folder, what)
+            owner = ownership_problem(options.owned_folder, what, kind)
             report.refusals = [*([owner] if owner else []), *_output_problems(options), *secrets.problems]
             report.refusals += refusals(options, runnable, pool)
             if report.over_budget and options.budget_strict:
                 report.refusals.append(f"{report.over_budget}; --budget-strict would start no trial")
             return report
-        check_owned(options.owned_folder, what)
+        check_owned(options.owned_folder, what, kind)
         unwritable = _output_problems(options)
         if unwritable:
             raise UsageError("\n".join(unwritable))
