@@ -77,11 +77,12 @@ _CANNOT_SYNC = frozenset({errno.EINVAL, errno.ENOTSUP, errno.EBADF, errno.ENOSYS
 """Errors that say a file or filesystem cannot be synced at all, not that a write was lost."""
 
 
-def _fsync_path(path: str, flags: int) -> None:
-    """Fsync one file; one that cannot be opened (gone, unreadable) is skipped.
+def _fsync_path(path: str | Path, flags: int, failed: str) -> None:
+    """Fsync one file or folder; one that cannot be opened (gone, a platform without folder fds) is skipped.
 
     Raises:
-        NotDurableError: the fsync reported a write error (``EIO``, ``ENOSPC``, ...).
+        NotDurableError: the fsync reported a write error (``EIO``, ``ENOSPC``, ...); ``failed`` says
+            what that means.
     """
     try:
         fd = os.open(path, flags)
@@ -91,28 +92,19 @@ def _fsync_path(path: str, flags: int) -> None:
         os.fsync(fd)
     except OSError as exc:
         if exc.errno not in _CANNOT_SYNC:
-            raise NotDurableError(exc.errno, f"could not write {path} to disk: {exc.strerror}") from exc
+            raise NotDurableError(exc.errno, f"{failed}: {exc.strerror}") from exc
     finally:
         os.close(fd)
 
 
 def _fsync_folder(folder: Path) -> None:
-    """Fsync ``folder``; one that cannot be opened, or a filesystem that cannot sync folders, is skipped.
+    """Fsync ``folder``; a filesystem that cannot sync folders is skipped.
 
     Raises:
         NotDurableError: the fsync itself failed (an I/O error): a rename into it may not be durable.
     """
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return  # platforms (or permissions) that do not let a folder be opened
-    try:
-        os.fsync(fd)
-    except OSError as exc:
-        if exc.errno not in _CANNOT_SYNC:
-            raise NotDurableError(exc.errno, f"could not make the rename durable: {exc.strerror}") from exc
-    finally:
-        os.close(fd)
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+    _fsync_path(folder, flags, "could not make the rename durable")
 
 
 def sync_directory(folder: Path, *, strict: bool = False) -> None:
@@ -175,7 +167,8 @@ def sync_folder(folder: Path) -> None:
         return
     for root, _dirs, names in os.walk(folder):
         for name in names:
-            _fsync_path(os.path.join(root, name), os.O_RDONLY)
+            file = os.path.join(root, name)
+            _fsync_path(file, os.O_RDONLY, f"could not write {file} to disk")
         sync_directory(Path(root), strict=True)
 
 
