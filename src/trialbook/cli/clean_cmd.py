@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..leftovers import sweep
-from ..runner._folder import sweep_partials
+from ..runner._folder import sweep_partials, unusable_path
 from ._common import env_option
 
 __all__ = ["clean_command"]
@@ -46,6 +46,12 @@ def clean_command(
     previous results folder are moved back. What belongs to a trialbook process that is still running
     is never touched. Every run does the same sweep when it starts.
     """
+    named = [("--runs-dir", runs_dir), ("--results-dir", results_dir), ("--history-dir", history_dir)]
+    named += [("--folder", folder) for folder in folders]
+    for label, value in named:
+        problem = unusable_path(Path(value), label) if value else None
+        if problem is not None:
+            raise click.UsageError(problem)
     places = [Path(folder) for folder in folders]
     for owned in (Path(runs_dir), *([Path(results_dir)] if results_dir else [])):
         places += [owned.resolve(), owned.resolve().parent]

@@ -7,10 +7,13 @@ but no marker belongs to someone else: trialbook refuses it rather than write in
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 from .._owner import OWNER_PATTERN, owner_gone, owner_tag, pid_alive
@@ -24,6 +27,7 @@ __all__ = [
     "StagedFolder",
     "check_owned",
     "claim",
+    "folder_lock",
     "is_owned",
     "leftover_name",
     "output_file_problem",
@@ -33,6 +37,7 @@ __all__ = [
     "remove_folder",
     "stage",
     "sweep_partials",
+    "unusable_path",
 ]
 
 MARKER = ".trialbook-results"
@@ -119,6 +124,22 @@ def output_file_problem(path: Path, option: str) -> str | None:
     return parents_problem(path, option)
 
 
+def unusable_path(path: Path, label: str) -> str | None:
+    """Why ``path`` names nothing a run can use: a loop of links, a name too long; else ``None``.
+
+    Checked first, before anything resolves or looks at the path, so such a path is an error naming it
+    (exit 2) rather than a traceback from deep inside the run.
+    """
+    try:
+        path.resolve()
+        path.exists()
+    except RuntimeError:  # Python 3.11's resolve() on a loop of links
+        return f"{label} {path}: its symbolic links go round in a loop; choose another path"
+    except OSError as exc:
+        return f"{label} {path}: {exc.strerror or exc}; choose another path"
+    return None
+
+
 def parents_problem(path: Path, label: str) -> str | None:
     """Why nothing can be made at ``path``: the nearest existing folder above it is a file or read-only."""
     try:
@@ -144,9 +165,17 @@ def _written(folder: Path) -> set[str]:
     return set(_LEGACY) | {MARKER}
 
 
-def write_marker(folder: Path, *, kind: str, wrote: list[str] | None = None) -> None:
-    """Mark ``folder`` as trialbook's; ``pid`` lets a later run tell an abandoned staging folder."""
+def write_marker(
+    folder: Path, *, kind: str, wrote: list[str] | None = None, final: str | None = None
+) -> None:
+    """Mark ``folder`` as trialbook's; ``pid`` lets a later run tell an abandoned staging folder.
+
+    ``final`` is the name of the results folder a run is written for: a leftover whose own name had to
+    be shortened is matched to its results folder by it, never by a shortened name two folders share.
+    """
     data: dict[str, object] = {"trialbook": kind, "pid": os.getpid()}
+    if final is not None:
+        data["final"] = final
     if wrote is not None:
         data["wrote"] = sorted(wrote)
     atomic_write_text(folder / MARKER, json.dumps(data, indent=2) + "\n")
@@ -185,7 +214,7 @@ class StagedFolder(FrozenRecord):
         the machine goes down, and a run left unpublished would be lost for certain.
         """
         wrote = [entry.name for entry in self.staging.iterdir() if entry.name != MARKER]
-        write_marker(self.staging, kind="run", wrote=wrote)
+        write_marker(self.staging, kind="run", wrote=wrote, final=self.final.name)
         problem: str | None = None
         # The trials' files skipped their own fsyncs (see trialbook.fsutil): all of them become durable
         # here, before the rename makes them the run.
@@ -196,7 +225,8 @@ class StagedFolder(FrozenRecord):
         sync_later(self.staging, False)
         ready = leftover_name(self.final, self.run_id, "ready")
         self.staging.rename(ready)  # complete (and flushed, unless the disk said otherwise): see _finish
-        return self.final, _swap_in(ready, self.final, self.run_id) or problem
+        with folder_lock(self.final.parent):  # no sweep, and no other commit, renames anything meanwhile
+            return self.final, _swap_in(ready, self.final, self.run_id) or problem
 
     def abandon(self) -> None:
         """Remove the staging folder (nothing of the previous run is touched)."""
@@ -214,7 +244,7 @@ _RUN = RUN_ID_PATTERN
 _LEFTOVER = re.compile(
     rf"\.(?P<name>.*)\.(?P<run>{_RUN})\.(?P<owner>{OWNER_PATTERN})\.(?P<kind>{'|'.join(_KINDS)})", re.DOTALL
 )
-_LEGACY_LEFTOVER = re.compile(rf"\..*\.{_RUN}\.(?:partial|old)", re.DOTALL)
+_LEGACY_LEFTOVER = re.compile(rf"\.(?P<name>.+)\.(?P<run>{_RUN})\.(?:partial|old)", re.DOTALL)
 """The names of earlier trialbook versions, which carried no owner (their marker's pid says whose)."""
 
 _HEAD_BYTES = NAME_MAX - len(".20261202T183055Z-abcdef.") - len(".partial") - 32
@@ -248,13 +278,36 @@ def leftover_name(final: Path, run_id: str, kind: str) -> Path:
     return final.with_name(f"{_head(final)}.{run_id}.{owner_tag()}.{kind}")
 
 
-def _run_of(final: Path) -> str:
-    """The run id of the run at ``final`` (its manifest's), or ``""`` when it says none."""
+def _completed(folder: Path) -> int:
+    """When the run in ``folder`` was completed: its marker is rewritten then (0 when there is none).
+
+    Runs finish in another order than they start, so this, not the run id, says which is newer.
+    """
     try:
-        run_id = json.loads((final / "manifest.json").read_text(encoding="utf-8")).get("run_id")
-    except (OSError, ValueError, AttributeError):
-        return ""
-    return run_id if isinstance(run_id, str) else ""
+        return (folder / MARKER).stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path) -> Iterator[None]:
+    """Hold ``folder``'s lock (``flock`` on the folder itself, so nothing is added to it).
+
+    Commits and sweeps in one folder take turns: two sweeps finishing the same killed run, or a sweep
+    and a commit, would each rename what the other is renaming. Where the folder cannot be opened or
+    locked, nothing is held.
+    """
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        yield
+        return
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _swap_in(ready: Path, final: Path, run_id: str) -> str | None:
@@ -326,7 +379,7 @@ def stage(final: Path, run_id: str) -> StagedFolder:
     staging = leftover_name(final, run_id, "partial")
     staging.mkdir()
     sync_later(staging)
-    write_marker(staging, kind="run")
+    write_marker(staging, kind="run", final=final.name)
     atomic_write_text(staging / ".gitignore", _IGNORE)
     return StagedFolder(final=final, staging=staging, run_id=run_id)
 
@@ -338,42 +391,51 @@ def sweep_partials(parent: Path, final: Path | None = None) -> list[str]:
     folder (``.partial``, incomplete) and a folder being removed (``.gone``) are removed; a complete run
     (``.ready``) is put in place when its results folder is missing or holds an older run, else
     removed; a swapped-out previous run (``.old``) goes back in place when the results folder is
-    missing, else hands the user's entries back to it. ``final`` is the results folder the caller is
-    about to write, so its leftovers are found even when its name was shortened in theirs.
+    missing, else hands the user's entries back to it. A leftover whose name had to be shortened
+    belongs to the results folder its marker names. All of it under :func:`folder_lock`. ``final`` (the
+    results folder the caller is about to write) is no longer needed and kept for callers.
 
     Returns what was done, one line each (for ``trialbook clean``).
     """
-    try:
-        entries = list(parent.iterdir())
-    except OSError:
-        return []
-    done: list[str] = []
-    found: dict[str, list[tuple[Path, str, Path | None]]] = {kind: [] for kind in _KINDS}
-    for entry in entries:
-        match = _LEFTOVER.fullmatch(entry.name)
-        if match is None:
-            if _sweep_legacy(entry):
-                done.append(f"removed {entry}")
-            continue
-        if not owner_gone(match["owner"]) or entry.is_symlink() or not entry.is_dir():
-            continue
-        head = f".{match['name']}"
-        if final is not None and head == _head(final):
-            target: Path | None = final
-        elif _whole(head):
-            target = parent / match["name"]
-        else:
-            target = None  # a shortened name: which folder it belongs to is not known here
-        found[match["kind"]].append((entry, match["run"], target))
-    for kind in _KINDS:
-        for entry, run_id, target in found[kind]:
-            try:
-                what = _finish(kind, entry, run_id, target)
-            except OSError as exc:
-                what = f"left {entry}: {exc.strerror or exc}"
-            if what is not None:
-                done.append(what)
-    return done
+    with folder_lock(parent):
+        try:
+            entries = list(parent.iterdir())
+        except OSError:
+            return []
+        done: list[str] = []
+        found: dict[str, list[tuple[Path, str, Path | None]]] = {kind: [] for kind in _KINDS}
+        legacy: list[Path] = []
+        for entry in entries:
+            match = _LEFTOVER.fullmatch(entry.name)
+            if match is None:
+                legacy.append(entry)
+                continue
+            if not owner_gone(match["owner"]) or entry.is_symlink() or not entry.is_dir():
+                continue
+            found[match["kind"]].append((entry, match["run"], _target(parent, entry, f".{match['name']}")))
+        # Newest first: with its results folder gone, the latest previous run is the one put back.
+        found["old"].sort(key=lambda item: _completed(item[0]), reverse=True)
+        for kind in _KINDS:
+            for entry, run_id, target in found[kind]:
+                try:
+                    what = _finish(kind, entry, run_id, target)
+                except OSError as exc:
+                    what = f"left {entry}: {exc.strerror or exc}"
+                if what is not None:
+                    done.append(what)
+        done += [line for entry in sorted(legacy, key=_legacy_order) if (line := _sweep_legacy(entry))]
+        return done
+
+
+def _target(parent: Path, entry: Path, head: str) -> Path | None:
+    """The results folder a leftover belongs to: its name, or its marker's word where it was shortened."""
+    if _whole(head):
+        return parent / head[1:]
+    marker = _read_marker(entry)
+    named = marker.get("final") if marker is not None else None
+    if isinstance(named, str) and named and "/" not in named and _head(parent / named) == head:
+        return parent / named
+    return None  # which folder it belongs to is not known: finished by nobody, removed by nobody
 
 
 def _finish(kind: str, entry: Path, run_id: str, final: Path | None) -> str | None:
@@ -388,11 +450,11 @@ def _finish(kind: str, entry: Path, run_id: str, final: Path | None) -> str | No
             entry.rename(final)
             return f"put the complete run {entry.name} in place at {final}"
         if final.is_dir() and not final.is_symlink() and is_owned(final):
-            if _run_of(final) < run_id:  # the killed run's commit, finished
+            if _completed(final) < _completed(entry):  # the killed run's commit, finished
                 _swap_in(entry, final, run_id)
                 return f"put the complete run {entry.name} in place at {final}"
-            remove_folder(entry, final, run_id)  # a later run is in place already
-            return f"removed {entry}, older than the run at {final}"
+            remove_folder(entry, final, run_id)  # a run completed later is in place already
+            return f"removed {entry}, completed before the run at {final}"
         return None
     if missing:  # "old": killed between its two renames, with no complete run to put in place
         entry.rename(final)
@@ -403,12 +465,31 @@ def _finish(kind: str, entry: Path, run_id: str, final: Path | None) -> str | No
     return None
 
 
-def _sweep_legacy(entry: Path) -> bool:
-    """An earlier version's staging or swapped-out folder, removed when its marker's process is gone."""
-    if _LEGACY_LEFTOVER.fullmatch(entry.name) is None or entry.is_symlink() or not entry.is_dir():
-        return False
+def _legacy_order(entry: Path) -> int:
+    return 0 if entry.name.endswith(".partial") else 1  # a complete run before the one it replaced
+
+
+def _sweep_legacy(entry: Path) -> str | None:
+    """An earlier version's staging or swapped-out folder, once its marker's process is gone.
+
+    That version moved the user's files into a complete staging folder (one whose marker lists what
+    it wrote) before its swap: such a folder goes in place when its results folder is missing, or
+    hands those files back to it. Then, like a swapped-out folder, it is removed.
+    """
+    match = _LEGACY_LEFTOVER.fullmatch(entry.name)
+    if match is None or entry.is_symlink() or not entry.is_dir():
+        return None
     marker = _read_marker(entry)
     if marker is None or pid_alive(marker.get("pid")):
-        return False
+        return None
+    final = entry.with_name(match["name"])
+    missing = not (final.exists() or final.is_symlink())
+    complete = isinstance(marker.get("wrote"), list)
+    if missing and (complete or entry.name.endswith(".old")):
+        entry.rename(final)
+        return f"put the run {entry.name} in place at {final}"
+    if complete and final.is_dir() and not final.is_symlink():
+        _hand_back(entry, final, match["run"])
+        return f"moved the files of yours in {entry.name} back into {final}"
     shutil.rmtree(entry, ignore_errors=True)
-    return True
+    return f"removed {entry}"

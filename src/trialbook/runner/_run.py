@@ -21,7 +21,14 @@ from ._cancel import current_cancellation
 from ._controls import apply_controls, plan_controls
 from ._engine import ControlOutcome, EntryResult, run_plan
 from ._events import ProgressSink, TrialFinished, TrialStarted
-from ._folder import StagedFolder, check_owned, output_file_problem, ownership_problem, parents_problem
+from ._folder import (
+    StagedFolder,
+    check_owned,
+    output_file_problem,
+    ownership_problem,
+    parents_problem,
+    unusable_path,
+)
 from ._forecast import Forecast, forecast
 from ._guards import refusals, refuse_or_check
 from ._history import base_history, expected_seconds, recent_lines
@@ -159,6 +166,9 @@ def run(
     trial starts.
     """
     started = time.time()
+    unusable = _unusable_paths(options)
+    if unusable:
+        raise UsageError("\n".join(unusable))
     agent_names = AgentNames()  # looked up once, and only if an eval or --agent names a registered agent
     specs = list(specs) if specs is not None else load_specs(options, agent_names)
     # Fed once, before any trial: whatever runs later can only print secrets it already knows of. A value
@@ -217,6 +227,15 @@ def run(
         run_blocking(pool.aclose())
         if store is not None:
             store.close()
+
+
+def _unusable_paths(options: RunOptions) -> list[str]:
+    """The paths of the run's options that name nothing usable (loops of links, names too long)."""
+    where = "--results-dir" if options.results_dir is not None else "the runs folder"
+    paths = [(where, options.owned_folder), ("--junit", options.junit), ("--summary", options.summary)]
+    paths.append(("--history-dir", options.history_dir))
+    found = [unusable_path(path, label) for label, path in paths if path is not None]
+    return [problem for problem in found if problem is not None]
 
 
 def _output_problems(options: RunOptions) -> list[str]:

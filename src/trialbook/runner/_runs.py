@@ -18,7 +18,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..fsutil import NotDurableError, atomic_symlink, atomic_write_text
 from ..spec import EvalSpec
-from ._folder import MARKER, RUN_ID_PATTERN, StagedFolder, claim, pid_alive, remove_folder, stage
+from ._folder import MARKER, RUN_ID_PATTERN, StagedFolder, claim, folder_lock, pid_alive, remove_folder, stage
 from ._manifest import failed_pairs, read_manifest
 from ._options import RunOptions
 from ._plan import agent_label
@@ -153,11 +153,13 @@ def finish_run(options: RunOptions, staged: StagedFolder) -> tuple[Path, str | N
     final, problem = staged.commit()
     if options.results_dir is None:
         root = final.parent
-        try:
-            set_latest(root, final)
-        except NotDurableError as exc:  # ``latest`` names the run; its folder's fsync failed
-            problem = problem or exc.reason
-        prune_runs(root, options.keep_runs, final)
+        # One run at a time names itself latest and prunes: another's prune then sees the new latest.
+        with folder_lock(root):
+            try:
+                set_latest(root, final)
+            except NotDurableError as exc:  # ``latest`` names the run; its folder's fsync failed
+                problem = problem or exc.reason
+            prune_runs(root, options.keep_runs, final)
     return final, problem
 
 
