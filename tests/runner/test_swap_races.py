@@ -18,9 +18,9 @@ from pathlib import Path
 from trialbook.runner._folder import MARKER, stage, sweep_partials
 
 from .conftest import Invoke, invoke, write
-from .test_swap_kills import NEW, PREVIOUS, USER, _commit, _run_at, _user_files
+from .test_swap_kills import NEW, PREVIOUS, USER, _commit, _run_at, _user_files, previous
 
-__all__ = ["invoke"]
+__all__ = ["invoke", "previous"]
 
 PAIR = textwrap.dedent(
     """
@@ -64,17 +64,10 @@ def _together(final: Path, jobs: list[tuple[str, str]], go: Path) -> list[int]:
     return [child.wait(timeout=60) for child in children]
 
 
-def _previous(tmp_path: Path) -> Path:
-    final = tmp_path / "results"
-    assert _commit(final, PREVIOUS) == 0
-    for name, text in USER.items():
-        (final / name).parent.mkdir(parents=True, exist_ok=True)
-        (final / name).write_text(text)
-    return final
-
-
-def test_two_sweeps_finishing_one_killed_run_at_once_keep_the_complete_run(tmp_path: Path) -> None:
-    final = _previous(tmp_path)
+def test_two_sweeps_finishing_one_killed_run_at_once_keep_the_complete_run(
+    previous: Path, tmp_path: Path
+) -> None:
+    final = previous
     for round_ in range(6):
         run_id = f"2026010{round_ + 2}T000000Z-bbbbbb"
         # Killed at its second rename: complete (.ready), the previous run still in place.
@@ -85,8 +78,10 @@ def test_two_sweeps_finishing_one_killed_run_at_once_keep_the_complete_run(tmp_p
         assert sorted(p.name for p in tmp_path.iterdir()) == ["go", "results"]
 
 
-def test_two_runs_committing_into_one_folder_at_once_both_succeed_and_lose_nothing(tmp_path: Path) -> None:
-    final = _previous(tmp_path)
+def test_two_runs_committing_into_one_folder_at_once_both_succeed_and_lose_nothing(
+    previous: Path, tmp_path: Path
+) -> None:
+    final = previous
     for round_ in range(20):
         ids = [f"202601{round_ + 2:02d}T000000Z-aaaaa{n}" for n in (1, 2)]
         assert _together(final, [(ids[0], "commit"), (ids[1], "commit")], tmp_path / "go") == [0, 0]
@@ -109,8 +104,8 @@ def test_a_shortened_name_two_folders_share_finishes_only_into_its_own(tmp_path:
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([x.name, y.name])
 
 
-def test_a_run_completed_before_the_one_in_place_never_replaces_it(tmp_path: Path) -> None:
-    final = _previous(tmp_path)
+def test_a_run_completed_before_the_one_in_place_never_replaces_it(previous: Path, tmp_path: Path) -> None:
+    final = previous
     earlier = stage(final, "20260101T120000Z-aaaaaa")  # started first, finishes last
     (earlier.staging / "suite.json").write_text("20260101T120000Z-aaaaaa")
     (earlier.staging / "manifest.json").write_text(json.dumps({"run_id": "20260101T120000Z-aaaaaa"}))
@@ -137,8 +132,10 @@ def _legacy_partial(final: Path, run_id: str) -> Path:
     return staging
 
 
-def test_an_earlier_versions_staging_folder_hands_the_users_files_back(tmp_path: Path) -> None:
-    final = _previous(tmp_path)
+def test_an_earlier_versions_staging_folder_hands_the_users_files_back(
+    previous: Path, tmp_path: Path
+) -> None:
+    final = previous
     _legacy_partial(final, NEW)
     sweep_partials(tmp_path, final)
     assert _run_at(final) == PREVIOUS
