@@ -97,6 +97,7 @@ def test_mistakes_at_the_top_of_trialbook_toml_name_no_table_it_does_not_have(
         ('[list]\njunit = "x.xml"\n', ": [list] junit: no such option of trialbook list"),
         ("list = 3\n", ": list: expected a table of list's options"),
         ("[tool.trialbook]\nkeep-runs = 0\n", ": [tool.trialbook] keep-runs: 0 is not in the range"),
+        ("concurency = 8\n[tool.other]\nx = 1\n", ": concurency: no such option; closest: concurrency"),
     ]
     for text, message in cases:
         write(tmp_path / "trialbook.toml", text)

@@ -50,7 +50,6 @@ def _find(folder: Path) -> tuple[Path, dict[str, Any], str] | None:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-        nested = "tool" in data or name != "trialbook.toml"
         if name == "trialbook.toml":
             table: Any = data.get("tool", {}).get("trialbook", data) if "tool" in data else data
         else:
@@ -59,7 +58,7 @@ def _find(folder: Path) -> tuple[Path, dict[str, Any], str] | None:
                 continue
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: [tool.trialbook] must be a table of option defaults")
-        return path, table, "tool.trialbook" if nested else ""
+        return path, table, "" if table is data else "tool.trialbook"
     return None
 
 
