@@ -155,5 +155,5 @@ def _run_and_report(inputs: CiInputs, stage: str) -> int:
         outcome = run_ci(os.environ, inputs, progress)
     if outcome.report is not None and outcome.options is not None:
         written = emit_report(outcome.report, outcome.options)
-        return outcome.exit_code or written  # 1 where the run passed but a --summary could not be written
+        return outcome.exit_code or written  # 1 where the run passed but a report file was not written
     return outcome.exit_code

@@ -240,11 +240,11 @@ folder being removed, in the order a sweep handles them."""
 
 RUN_ID_PATTERN = r"\d{8}T\d{6}Z-[0-9a-f]{6}"
 """A run id: ``<UTC time>-<6 hex>`` (see ``trialbook.runner._runs.new_run_id``)."""
-_RUN = RUN_ID_PATTERN
 _LEFTOVER = re.compile(
-    rf"\.(?P<name>.*)\.(?P<run>{_RUN})\.(?P<owner>{OWNER_PATTERN})\.(?P<kind>{'|'.join(_KINDS)})", re.DOTALL
+    rf"\.(?P<name>.*)\.(?P<run>{RUN_ID_PATTERN})\.(?P<owner>{OWNER_PATTERN})\.(?P<kind>{'|'.join(_KINDS)})",
+    re.DOTALL,
 )
-_LEGACY_LEFTOVER = re.compile(rf"\.(?P<name>.+)\.(?P<run>{_RUN})\.(?:partial|old)", re.DOTALL)
+_LEGACY_LEFTOVER = re.compile(rf"\.(?P<name>.+)\.(?P<run>{RUN_ID_PATTERN})\.(?:partial|old)", re.DOTALL)
 """The names of earlier trialbook versions, which carried no owner (their marker's pid says whose)."""
 
 _HEAD_BYTES = NAME_MAX - len(".20261202T183055Z-abcdef.") - len(".partial") - 32

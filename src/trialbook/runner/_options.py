@@ -62,6 +62,11 @@ class RunOptions(FrozenRecord):
         return self.results_dir if self.results_dir is not None else self.runs_dir
 
     @property
+    def owned_label(self) -> str:
+        """How messages name :attr:`owned_folder`: the option that gave it, or what it is."""
+        return "--results-dir" if self.results_dir is not None else "the runs folder"
+
+    @property
     def in_ci(self) -> bool:
         """Whether the environment says this is CI (``CI=true``)."""
         return self.environ.get("CI", "").lower() == "true"

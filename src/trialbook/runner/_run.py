@@ -198,7 +198,7 @@ def run(
         report.masker = masker
         report.warnings = secrets.warnings
         runnable = [entry for entry in report.plan if entry.action == "run"]
-        what = "--results-dir" if options.results_dir is not None else "the runs folder"
+        what = options.owned_label
         kind = "run" if options.results_dir is not None else "runs"
         if options.dry_run:
             owner = ownership_problem(options.owned_folder, what, kind)
@@ -231,9 +231,8 @@ def run(
 
 def _unusable_paths(options: RunOptions) -> list[str]:
     """The paths of the run's options that name nothing usable (loops of links, names too long)."""
-    where = "--results-dir" if options.results_dir is not None else "the runs folder"
-    paths = [(where, options.owned_folder), ("--junit", options.junit), ("--summary", options.summary)]
-    paths.append(("--history-dir", options.history_dir))
+    paths = [(options.owned_label, options.owned_folder), ("--junit", options.junit)]
+    paths += [("--summary", options.summary), ("--history-dir", options.history_dir)]
     found = [unusable_path(path, label) for label, path in paths if path is not None]
     return [problem for problem in found if problem is not None]
 
@@ -242,8 +241,7 @@ def _output_problems(options: RunOptions) -> list[str]:
     """Why the run's folder, ``latest``, ``--junit`` or ``--summary`` could not be written: found first."""
     files = (("--junit", options.junit), ("--summary", options.summary))
     found = [output_file_problem(path, option) for option, path in files if path is not None]
-    where = "--results-dir" if options.results_dir is not None else "the runs folder"
-    found.append(parents_problem(options.owned_folder.resolve(), where))
+    found.append(parents_problem(options.owned_folder.resolve(), options.owned_label))
     if options.results_dir is None:
         found.append(latest_problem(options.runs_dir.resolve()))
     return [problem for problem in found if problem is not None]

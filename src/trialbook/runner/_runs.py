@@ -129,10 +129,7 @@ def begin_run(options: RunOptions, run_id: str) -> StagedFolder:
     try:
         if options.results_dir is not None:
             return stage(options.results_dir.resolve(), run_id)
-        root = options.runs_dir.resolve()
-        problem = latest_problem(root)
-        if problem is not None:
-            raise UsageError(problem)
+        root = options.runs_dir.resolve()  # its ``latest`` was checked with the run's other paths
         claim(root, "runs")
         return stage(root / run_id, run_id)
     except OSError as exc:
