@@ -51,6 +51,15 @@ def test_trialbook_toml_with_a_table_per_command(invoke: Invoke, tmp_path: Path)
     assert _running(dry.output) == ["alpha", "beta"]
 
 
+def _refused(invoke: Invoke, config: Path, text: str, *args: str) -> str:
+    """Write ``text`` as the configuration file ``config`` and run ``args``: exit 2, no traceback."""
+    write(config, text)
+    result = invoke(*args)
+    assert result.exit_code == 2, (text, result.output)
+    assert "Traceback" not in result.output
+    return result.output
+
+
 def test_mistakes_in_the_file_name_the_file_and_the_key(invoke: Invoke, tmp_path: Path) -> None:
     _evals(tmp_path)
     cases = [
@@ -62,12 +71,9 @@ def test_mistakes_in_the_file_name_the_file_and_the_key(invoke: Invoke, tmp_path
         ("[tool.trialbook\n", "not valid TOML"),
     ]
     for text, message in cases:
-        write(tmp_path / "pyproject.toml", text)
-        result = invoke("list", "guides")
-        assert result.exit_code == 2, (text, result.output)
-        assert f"{tmp_path / 'pyproject.toml'}: " in result.output
-        assert message in result.output, result.output
-        assert "Traceback" not in result.output
+        output = _refused(invoke, tmp_path / "pyproject.toml", text, "list", "guides")
+        assert f"{tmp_path / 'pyproject.toml'}: " in output
+        assert message in output, output
 
 
 def test_true_or_false_for_an_option_that_is_not_on_or_off_is_refused(invoke: Invoke, tmp_path: Path) -> None:
@@ -79,10 +85,10 @@ def test_true_or_false_for_an_option_that_is_not_on_or_off_is_refused(invoke: In
         ("results-dir = true\n", "results-dir: expected directory, got true"),
     ]
     for text, message in cases:
-        write(tmp_path / "pyproject.toml", "[tool.trialbook]\n" + text)
-        result = invoke("eval", "guides", "--dry-run")
-        assert result.exit_code == 2, (text, result.output)
-        assert f"{tmp_path / 'pyproject.toml'}: [tool.trialbook] {message}" in result.output
+        output = _refused(
+            invoke, tmp_path / "pyproject.toml", "[tool.trialbook]\n" + text, "eval", "guides", "--dry-run"
+        )
+        assert f"{tmp_path / 'pyproject.toml'}: [tool.trialbook] {message}" in output
     write(tmp_path / "pyproject.toml", "[tool.trialbook]\nforce = true\nunsafe-local = true\n")
     assert invoke("eval", "guides", "--dry-run").exit_code == 0
 
@@ -100,8 +106,6 @@ def test_mistakes_at_the_top_of_trialbook_toml_name_no_table_it_does_not_have(
         ("concurency = 8\n[tool.other]\nx = 1\n", ": concurency: no such option; closest: concurrency"),
     ]
     for text, message in cases:
-        write(tmp_path / "trialbook.toml", text)
-        result = invoke("list", "guides")
-        assert result.exit_code == 2, (text, result.output)
-        assert f"{tmp_path / 'trialbook.toml'}{message}" in result.output, result.output
-        assert "tool.trialbook" not in result.output or "[tool.trialbook]" in text
+        output = _refused(invoke, tmp_path / "trialbook.toml", text, "list", "guides")
+        assert f"{tmp_path / 'trialbook.toml'}{message}" in output, output
+        assert "tool.trialbook" not in output or "[tool.trialbook]" in text

@@ -21,6 +21,7 @@ from trialbook import fsutil
 from trialbook.evidence import load_suite
 
 from .conftest import Invoke, invoke, write
+from .test_durable_writes import _count_fsyncs
 
 __all__ = ["invoke"]
 
@@ -56,14 +57,7 @@ def test_syncfs_reporting_a_write_error_is_raised_not_taken_for_a_missing_syncfs
         fsutil.sync_folder(tmp_path)
     assert caught.value.errno == errno.EIO
     # Where syncfs is missing, every file and folder is fsynced instead: nothing is raised.
-    fsyncs: list[int] = []
-    real_fsync = os.fsync
-
-    def counting(fd: int) -> None:
-        fsyncs.append(fd)
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", counting)
+    fsyncs = _count_fsyncs(monkeypatch)
     for missing in (None, errno.ENOSYS):
         fsyncs.clear()
         _syncfs_reports(monkeypatch, missing)
