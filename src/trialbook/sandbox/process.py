@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from .._records import FrozenRecord, frozen_record
-from .._tasks import start_now
 from ._capture import OutputCapture, StreamCapture
-from ._watcher import prefer_pidfd_watcher
+from ._child import Child, kill_group
 from .supervisor import supervisor
 
 __all__ = ["ProcessOutcome", "kill_group", "run_process"]
@@ -41,78 +38,60 @@ class ProcessOutcome(FrozenRecord):
     duration_ms: float
 
 
-def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
-    """Signal the process group led by ``pid``; a group that is already gone is fine."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
+async def _terminate(child: Child) -> None:
+    kill_group(child.pid, signal.SIGTERM)
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(GRACE_S):
+            await asyncio.shield(child.exited)
+    # Children may ignore SIGTERM or outlive a leader that exited: the group goes either way.
+    kill_group(child.pid, signal.SIGKILL)
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(GRACE_S):
+            await asyncio.shield(child.exited)
 
 
-class _LeaderExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
-    """Reports the leader's exit the moment it happens.
+class _Stream:
+    """One pipe's bytes: into its capture, and line by line to ``on_line`` when there is one.
 
-    On Python 3.11 ``Process.wait()`` also waits for the output pipes to close, which a background child
-    holding them can put off until the deadline; the runner needs the leader's exit itself.
+    Chunks, not lines, come in: a single line longer than any buffer (a progress bar, minified output)
+    must not end the capture. Memory stays bounded: the capture keeps a head and a tail, and a line
+    handed to ``on_line`` is cut at ``line_limit`` bytes (the rest of it is skipped).
     """
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(limit=_CHUNK, loop=loop)
-        self.exited: asyncio.Future[None] = loop.create_future()
+    def __init__(
+        self, sink: StreamCapture | None, on_line: Callable[[bytes], None] | None, line_limit: int
+    ) -> None:
+        self._sink = sink
+        self._on_line = on_line
+        self._limit = line_limit
+        self._pending = bytearray()
+        self._skipping = False
 
-    def process_exited(self) -> None:
-        super().process_exited()
-        if not self.exited.done():
-            self.exited.set_result(None)
-
-
-_CHUNK = 1 << 16
-
-
-async def _terminate(proc: asyncio.subprocess.Process, exited: asyncio.Future[None]) -> None:
-    kill_group(proc.pid, signal.SIGTERM)
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(asyncio.shield(exited), GRACE_S)
-    # Children may ignore SIGTERM or outlive a leader that exited: the group goes either way.
-    kill_group(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(asyncio.shield(exited), GRACE_S)
-
-
-async def _pump(
-    stream: asyncio.StreamReader | None,
-    sink: StreamCapture | None,
-    on_line: Callable[[bytes], None] | None,
-    line_limit: int,
-) -> None:
-    # Chunks, not readline(): a single line longer than the stream limit (a progress bar, minified
-    # output) must not end the capture. Memory stays bounded: the sink keeps a head and a tail, and a
-    # line handed to ``on_line`` is cut at ``line_limit`` bytes (the rest of it is skipped).
-    if stream is None:
-        return
-    pending = bytearray()
-    skipping = False
-    while True:
-        chunk = await stream.read(_CHUNK)
-        if not chunk:
-            if on_line is not None and pending:
-                on_line(bytes(pending))
-            return
-        if sink is not None:
-            sink.feed(chunk)
+    def feed(self, chunk: bytes) -> None:
+        if self._sink is not None:
+            self._sink.feed(chunk)
+        on_line = self._on_line
         if on_line is None:
-            continue
+            return
+        pending = self._pending
         start = 0
         while (end := chunk.find(b"\n", start)) >= 0:
-            if not skipping:
+            if not self._skipping:
                 pending += chunk[start : end + 1]
             on_line(bytes(pending))
             pending.clear()
-            skipping = False
+            self._skipping = False
             start = end + 1
-        if not skipping:
+        if not self._skipping:
             pending += chunk[start:]
-            if len(pending) > line_limit:
-                del pending[line_limit:]
-                skipping = True
+            if len(pending) > self._limit:
+                del pending[self._limit :]
+                self._skipping = True
+
+    def end(self) -> None:
+        if self._on_line is not None and self._pending:
+            self._on_line(bytes(self._pending))
+            self._pending.clear()
 
 
 async def run_process(
@@ -140,101 +119,49 @@ async def run_process(
     stream the caller parses and keeps itself) is not kept a second time: ``stdout`` is then empty.
     """
     capture = capture if capture is not None else OutputCapture()
-    prefer_pidfd_watcher()  # Python 3.11: no thread per process to learn of its exit (see ._watcher)
-    loop = asyncio.get_running_loop()
     started = time.monotonic()
     owner = supervisor()
-    # Forked now, in this turn of the loop: not after whatever else is ready (see trialbook._tasks).
-    spawn = start_now(
-        loop.subprocess_exec(
-            lambda: _LeaderExitProtocol(loop),
-            *owner.prepare(argv, env),
-            cwd=cwd,
-            env=dict(env),
-            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
-    )
-    try:
-        transport, protocol = await asyncio.shield(spawn)
-    except asyncio.CancelledError:
-        await _abandon(spawn, env)
-        raise
-    proc = asyncio.subprocess.Process(transport, protocol, loop)
-    owner.started(proc.pid, env)
     out = capture.stream() if on_stdout_line is None else None
     err = capture.stream() if not merge_stderr else None
-    pumps = asyncio.gather(
-        _pump(proc.stdout, out, on_stdout_line, capture.limit), _pump(proc.stderr, err, None, capture.limit)
+    # Forked now, in this turn of the loop: the agent starts before whatever else is ready.
+    child = Child(
+        asyncio.get_running_loop(),
+        owner.prepare(argv, env),
+        cwd=cwd,
+        env=env,
+        stdin=stdin,
+        stdout=_Stream(out, on_stdout_line, capture.limit),
+        stderr=None if merge_stderr else _Stream(err, None, capture.limit),
     )
-
-    async def communicate() -> None:
-        if stdin is not None and proc.stdin is not None:
-            proc.stdin.write(stdin)
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                await proc.stdin.drain()
-            proc.stdin.close()
-        await asyncio.shield(protocol.exited)
-        # The leader exited; children it left in the group must not outlive the trial (nor hold
-        # the pipes open). What is left in the pipes is collected by _drain, for a bounded time.
-        kill_group(proc.pid)
-
+    owner.started(child.pid, env)
     timed_out = False
     try:
         # A timeout block, not wait_for: no task of its own, so no extra event-loop turns per command.
+        # The leader's exit ends the wait (its group is killed then, see ._child), not its pipes': a
+        # background child holding them could put that off until the deadline.
         async with asyncio.timeout(timeout_s):
-            await communicate()
+            await asyncio.shield(child.exited)
     except TimeoutError:
         timed_out = True
-        await _terminate(proc, protocol.exited)
+        await _terminate(child)
     except BaseException:
-        await asyncio.shield(_terminate(proc, protocol.exited))
+        await asyncio.shield(_terminate(child))
         raise
     finally:
-        await _drain(pumps, transport)
-        if protocol.exited.done():
-            owner.waited(proc.pid)
+        await _drain(child)
+        if child.exited.done():
+            owner.waited(child.pid)
+    if child.error is not None:
+        raise child.error
     stdout = _finish(capture, out, name if merge_stderr else f"{name}.stdout")
     stderr = _finish(capture, err, f"{name}.stderr")
     return ProcessOutcome(
-        returncode=None if timed_out else transport.get_returncode(),
+        returncode=None if timed_out else child.exited.result(),
         stdout=stdout,
         stderr=stderr,
         timed_out=timed_out,
         duration_ms=(time.monotonic() - started) * 1000,
     )
-
-
-async def _abandon(
-    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _LeaderExitProtocol]], env: Mapping[str, str]
-) -> None:
-    """End a process whose start was cancelled: its whole group, without waiting on its pipes.
-
-    The process runs as soon as it is forked, before the loop has connected its pipes. Cancelling
-    ``subprocess_exec`` then kills only the leader and (Python 3.11) waits for the pipes to close,
-    which background children hold open for as long as they live. Letting the start finish and then
-    killing the group ends them all.
-    """
-    while not spawn.done():
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.shield(spawn)
-    if spawn.cancelled() or spawn.exception() is not None:
-        return
-    transport, protocol = spawn.result()
-    pid = transport.get_pid()
-    try:
-        if pid is not None:
-            owner = supervisor()
-            owner.started(pid, env)  # its session is the trial's, for the sweep that follows
-            kill_group(pid)
-            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-                await asyncio.wait_for(asyncio.shield(protocol.exited), GRACE_S)
-            if protocol.exited.done():
-                owner.waited(pid)
-    finally:
-        transport.close()
 
 
 def _finish(capture: OutputCapture, stream: StreamCapture | None, name: str) -> bytes:
@@ -245,21 +172,12 @@ def _finish(capture: OutputCapture, stream: StreamCapture | None, name: str) -> 
     return data
 
 
-async def _drain(pumps: asyncio.Future[Any], transport: asyncio.SubprocessTransport) -> None:
+async def _drain(child: Child) -> None:
     """Collect what the pipes still hold, then close them even if a process outside the group holds them."""
     try:
-        if not pumps.done():
+        if not child.drained.done():
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(GRACE_S):
-                    await asyncio.shield(pumps)
+                    await asyncio.shield(child.drained)
     finally:
-        transport.close()
-        # Retrieved whenever it ends, so asyncio never reports "exception was never retrieved" (a
-        # cancelled gather ends with a CancelledError set as its exception, later than cancel()).
-        pumps.add_done_callback(_retrieve)
-        pumps.cancel()
-
-
-def _retrieve(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
+        child.close()
