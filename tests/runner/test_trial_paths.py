@@ -1,16 +1,20 @@
 """A trial's look for left-over processes and its checks run on the event loop only when neither can block.
 
 Each way off the loop (a process of the trial still alive, a check that runs a command, a template)
-is taken where it must be, and the trial's evidence is the same either way. Making the sandbox and
-writing the results always go to a worker thread (they wait for the disk). Real runs of
-``trialbook.run`` with a script agent; the thread hand-offs are counted, not mocked.
+is taken where it must be, and the trial's evidence is the same either way. Writing the results
+always goes to a worker thread, and so does making a sandbox, except a reused folder with nothing to
+copy or write into it (they wait for the disk). Real runs of ``trialbook.run`` with a script agent;
+the thread hand-offs are counted, not mocked.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,13 +24,15 @@ import pytest
 from trialbook.runner import RunOptions, RunReport, run
 
 
-def _run(folder: Path, script: str, checks: str, *, template: Path | None = None) -> RunReport:
+def _run(
+    folder: Path, script: str, checks: str, *, template: Path | None = None, trials: int = 2, extra: str = ""
+) -> RunReport:
     evals = folder / "evals"
     evals.mkdir(parents=True, exist_ok=True)
     sandbox = f"sandbox: {{template: {template}}}\n" if template else ""
     (evals / "e.eval.yaml").write_text(
-        f"prompt_text: hi\nagents: [{{name: s, script: {json.dumps(script)}}}]\ntrials: 2\n"
-        f"negative_control: false\n{sandbox}assert:\n{checks}"
+        f"prompt_text: hi\nagents: [{{name: s, script: {json.dumps(script)}}}]\ntrials: {trials}\n"
+        f"negative_control: false\n{sandbox}{extra}assert:\n{checks}"
     )
     options = RunOptions(
         paths=(evals,),
@@ -44,14 +50,23 @@ def _run(folder: Path, script: str, checks: str, *, template: Path | None = None
 def handed_off(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """How often each step went to a worker thread, by the name of the function handed off."""
     counts: dict[str, int] = {}
-    real = asyncio.to_thread
+    real = asyncio.BaseEventLoop.run_in_executor
 
-    async def counting(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-        name = getattr(getattr(function, "func", function), "__name__", "?")
+    def counting(loop: Any, executor: Any, function: Callable[..., Any], *args: Any) -> Any:
+        # Every way to a worker thread ends here: ``to_thread`` hands over a partial of its context's
+        # ``run``, the runner's ``settle`` that ``run`` itself, each with the function after it.
+        inner: Any = function
+        if isinstance(inner, functools.partial) and isinstance(
+            getattr(inner.func, "__self__", None), contextvars.Context
+        ):
+            inner = inner.args[0]
+        elif isinstance(getattr(inner, "__self__", None), contextvars.Context):
+            inner = args[0]
+        name = getattr(getattr(inner, "func", inner), "__name__", "?")
         counts[name] = counts.get(name, 0) + 1
-        return await real(function, *args, **kwargs)
+        return real(loop, executor, function, *args)
 
-    monkeypatch.setattr(asyncio, "to_thread", counting)
+    monkeypatch.setattr(asyncio.BaseEventLoop, "run_in_executor", counting)
     return counts
 
 
@@ -103,3 +118,33 @@ def test_a_template_is_copied_and_compared_in_threads(tmp_path: Path, handed_off
     assert [t.passed for t in _trials(report)] == [True, True]
     assert handed_off.get("_open_sandbox") == 2
     assert handed_off.get("check_trial") == 2
+
+
+REUSED = re.compile(r"trialbook-\S+r\d+x[0-9a-f]{16}")
+"""The name a finished trial's folder gets when it is emptied for the next trial (see ``sandbox._shell``)."""
+
+
+def _reused(report: RunReport) -> int:
+    folders = [Path(t.result.working_directory).parent.name for t in _trials(report)]
+    return sum(REUSED.fullmatch(name) is not None for name in folders)
+
+
+def test_a_reused_folder_with_nothing_to_copy_is_made_on_the_loop(
+    tmp_path: Path, handed_off: dict[str, int]
+) -> None:
+    report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK, trials=12)
+    assert [t.passed for t in _trials(report)] == [True] * 12
+    reused = _reused(report)
+    assert reused > 0  # later trials found an emptied folder ready
+    assert handed_off["_open_sandbox"] == 12 - reused
+    assert handed_off["_finish"] == 12
+
+
+def test_a_reused_folder_that_gets_shims_is_made_in_a_thread(
+    tmp_path: Path, handed_off: dict[str, int]
+) -> None:
+    shims = 'shims: {fake-tool: {script: "echo hi"}}\n'
+    report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK, trials=12, extra=shims)
+    assert [t.passed for t in _trials(report)] == [True] * 12
+    assert _reused(report) > 0
+    assert handed_off["_open_sandbox"] == 12
