@@ -199,9 +199,9 @@ async def _prepare(request: TrialRequest, remover: SandboxRemover | None) -> tup
 
     Making folders and copying a template wait for the disk, which on some disks takes milliseconds
     (``discard``), so that happens in a worker thread while the event loop serves the running trials.
-    A finished trial's folder reused with nothing to copy or write into it is the trial's results
-    folder and its environment: fewer system calls than the hop to a thread and back costs, so it is
-    made here.
+    A finished trial's folder reused with nothing to copy or write into it needs one folder made
+    (the trial's results folder) and an environment: fewer system calls than the hop to a thread and
+    back costs, so that sandbox is made here.
     """
     shell = remover.take(request.sandbox_root) if remover is not None and _reuses(request, remover) else None
     make = functools.partial(_open_sandbox, request, remover, shell)
