@@ -17,9 +17,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -75,6 +77,7 @@ class Child:
         self._stdin_fd: int | None = None
         self._pending = memoryview(stdin or b"")
         self._pidfd: int | None = None
+        self._collected = False
         theirs: list[int] = []  # the child's ends, closed here once it has them
         ours: list[int] = []
         try:
@@ -196,7 +199,42 @@ class Child:
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
             self._loop.call_soon_threadsafe(self._collect)
 
+    def end_now(self, timeout_s: float) -> None:
+        """Kill the group and collect the leader in this call, for a caller that can no longer wait.
+
+        A cancellation can reach a caller while it waits for the exit (the event loop shutting down
+        cancels every task): the group must end all the same, and the leader must not be left a zombie
+        with its pidfd open. Blocks at most ``timeout_s`` for the leader to die; one still alive then
+        (stuck in the kernel) is left to the exit watch.
+        """
+        if self._collected:
+            return
+        if not hasattr(os, "waitid"):  # the waiting thread collects it, and kills the group then
+            if self._popen.returncode is None:
+                kill_group(self.pid)
+            return
+        kill_group(self.pid)  # not collected yet: the pid still names this group
+        deadline = time.monotonic() + timeout_s
+        while not self._collected:
+            try:
+                gone = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+            except ChildProcessError:  # collected elsewhere: _collect says so
+                gone = True
+            if gone:
+                self._collect()
+                return
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            if self._pidfd is not None:
+                select.select([self._pidfd], [], [], left)
+            else:
+                time.sleep(min(left, 0.001))
+
     def _collect(self) -> None:
+        if self._collected:  # end_now was first; the waiting thread's call comes after
+            return
+        self._collected = True
         if self._pidfd is not None:
             self._loop.remove_reader(self._pidfd)
             os.close(self._pidfd)

@@ -39,15 +39,28 @@ class ProcessOutcome(FrozenRecord):
 
 
 async def _terminate(child: Child) -> None:
-    kill_group(child.pid, signal.SIGTERM)
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(GRACE_S):
-            await asyncio.shield(child.exited)
-    # Children may ignore SIGTERM or outlive a leader that exited: the group goes either way.
-    kill_group(child.pid, signal.SIGKILL)
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(GRACE_S):
-            await asyncio.shield(child.exited)
+    """SIGTERM the group, SIGKILL it after the grace period, and wait (bounded) for the leader's exit.
+
+    The group is signalled only while its leader is uncollected: once it was, its group was killed
+    already (see ._child) and its pid may name another process's group now. Cancelled on the way
+    (the trial cancelled again, the event loop shutting down), it kills the group and collects the
+    leader there and then, so no cancellation leaves the group running.
+    """
+    try:
+        if not child.exited.done():
+            kill_group(child.pid, signal.SIGTERM)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(GRACE_S):
+                    await asyncio.shield(child.exited)
+        # Children may ignore SIGTERM: the group goes either way (with the leader's exit, or here).
+        if not child.exited.done():
+            kill_group(child.pid, signal.SIGKILL)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(GRACE_S):
+                    await asyncio.shield(child.exited)
+    except BaseException:
+        child.end_now(GRACE_S)
+        raise
 
 
 class _Stream:
@@ -55,7 +68,8 @@ class _Stream:
 
     Chunks, not lines, come in: a single line longer than any buffer (a progress bar, minified output)
     must not end the capture. Memory stays bounded: the capture keeps a head and a tail, and a line
-    handed to ``on_line`` is cut at ``line_limit`` bytes (the rest of it is skipped).
+    handed to ``on_line`` is cut at ``line_limit`` bytes, its newline included (the rest of it is
+    skipped), however the reads split it.
     """
 
     def __init__(
@@ -77,7 +91,8 @@ class _Stream:
         start = 0
         while (end := chunk.find(b"\n", start)) >= 0:
             if not self._skipping:
-                pending += chunk[start : end + 1]
+                # Cut here as below, so a line's cut does not depend on how the reads split it.
+                pending += chunk[start : min(end + 1, start + self._limit - len(pending))]
             on_line(bytes(pending))
             pending.clear()
             self._skipping = False
