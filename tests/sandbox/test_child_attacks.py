@@ -229,42 +229,32 @@ async def test_the_whole_group_dies_with_a_leader_that_exits(tmp_path: Path, exi
         _kill_all(pids)
 
 
+IGNORES_TERM = (
+    "trap '' TERM; echo $$ >> pids; sleep 1000 & echo $! >> pids\n( sleep 1000 & echo $! >> pids; wait ) & "
+)
+"""A leader and two children (one in a subshell) that all ignore SIGTERM, their pids in ``pids``."""
+
+
+@pytest.mark.parametrize("end", ["deadline", "cancellation"])
 @pytest.mark.asyncio
-async def test_at_the_deadline_a_group_that_ignores_sigterm_still_dies(
-    tmp_path: Path, exit_watch: str, grace: float
+async def test_a_group_that_ignores_sigterm_still_dies(
+    tmp_path: Path, exit_watch: str, grace: float, end: str
 ) -> None:
     leaks = Leaks()
-    script = (
-        "trap '' TERM; echo $$ >> pids; sleep 1000 & echo $! >> pids\n"
-        "( sleep 1000 & echo $! >> pids; wait ) & printf partial; wait"
-    )
-    outcome = await _guarded(run_process(["bash", "-c", script], cwd=tmp_path, env=ENV, timeout_s=0.5))
-    pids = read_pids(tmp_path / "pids")
-    try:
+    if end == "deadline":
+        script = IGNORES_TERM + "printf partial; wait"
+        outcome = await _guarded(run_process(["bash", "-c", script], cwd=tmp_path, env=ENV, timeout_s=0.5))
         assert (outcome.returncode, outcome.stdout, outcome.timed_out) == (None, b"partial", True)
-        assert len(pids) == 3
-        assert wait_gone(pids) == []
-        assert _collected(pids[0])
-        leaks.check()
-    finally:
-        _kill_all(pids)
-
-
-@pytest.mark.asyncio
-async def test_cancellation_kills_a_group_that_ignores_sigterm(
-    tmp_path: Path, exit_watch: str, grace: float
-) -> None:
-    leaks = Leaks()
-    script = (
-        "trap '' TERM; echo $$ >> pids; sleep 1000 & echo $! >> pids\n"
-        "( sleep 1000 & echo $! >> pids; wait ) & wait"
-    )
-    task = asyncio.create_task(run_process(["bash", "-c", script], cwd=tmp_path, env=ENV))
-    pids = await _pids(tmp_path / "pids", 3)
-    try:
+        pids = read_pids(tmp_path / "pids")
+    else:
+        task = asyncio.create_task(run_process(["bash", "-c", IGNORES_TERM + "wait"], cwd=tmp_path, env=ENV))
+        pids = await _pids(tmp_path / "pids", 3)
         task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await asyncio.wait_for(task, GUARD_S)
+    try:
+        if end == "cancellation":
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(task, GUARD_S)
+        assert len(pids) == 3
         assert wait_gone(pids) == []
         assert _collected(pids[0])
         leaks.check()
