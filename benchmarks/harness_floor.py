@@ -7,8 +7,8 @@ hits floor and trialbook alike):
 - ``floor``: asyncio, one ``sh -c`` subprocess per trial writing ``ok`` into a fresh temp folder, a
   substring check of that file, the folder removed; ``concurrency`` trials at a time.
 - ``trialbook``: ``trialbook.run`` on one eval of N trials with the same script agent, a
-  ``file_contains`` check, transcripts (``result.json``, ``calls.jsonl``, ``changes.json``) and
-  ``suite.json``; no template.
+  ``file_contains`` check, transcripts (``result.json``, ``changes.json``, ``script.log``; no
+  ``calls.jsonl``, as the eval has no shims) and ``suite.json``; no template.
 - both with a trivial agent (``echo ok``) and a 0.5 s agent (``sleep 0.5; echo ok``), at concurrency
   1, 4 and 8.
 - ``startup``: ``trialbook eval`` of one trial (with and without the negative control that a first run

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from trialbook.evidence import load_suite
+from trialbook.report.viewer_load import load_run
 
 from .conftest import Invoke, write
 
@@ -156,6 +157,31 @@ def test_concurrent_evals_keep_separate_complete_call_logs(invoke: Invoke, tmp_p
             assert len(calls) == 40
             assert {c["argv"][1] for c in calls} == {name}
             assert sorted(int(c["argv"][2]) for c in calls) == list(range(1, 41))
+
+
+def test_a_call_log_is_kept_only_where_shims_watched_the_agent(invoke: Invoke, tmp_path: Path) -> None:
+    """No shims, no log: an empty ``calls.jsonl`` would say the agent called nothing, unwatched."""
+    bare_eval = "prompt_text: hi\nagents: [{name: s, script: 'tool x || true'}]\n"
+    write(tmp_path / "evals/bare.eval.yaml", bare_eval)
+    write(
+        tmp_path / "evals/watched.eval.yaml",
+        """
+        prompt_text: hi
+        agents: [{name: s, script: 'true'}]
+        shims:
+          tool: {script: 'echo "$@"'}
+        """,
+    )
+    result = invoke("eval", "evals")
+    assert result.exit_code == 0, result.output
+    run = tmp_path / ".trialbook/runs/latest"
+    bare, watched = run / "evals/bare/s/trial-1", run / "evals/watched/s/trial-1"
+    assert (bare / "result.json").is_file() and (bare / "changes.json").is_file()
+    assert not (bare / "calls.jsonl").exists()
+    assert (watched / "calls.jsonl").read_bytes() == b""
+    loaded = load_run(run / "suite.json")
+    assert loaded.trials[("bare::s", 1)].calls == ()
+    assert loaded.trials[("bare::s", 1)].call_log_problems == ()
 
 
 def test_keep_sandboxes_leaves_each_trial_folder_and_names_it(invoke: Invoke, tmp_path: Path) -> None:

@@ -74,7 +74,7 @@ def write_trial_files(
     folder: Path,
     result: AgentResult,
     assertions: Sequence[AssertionRecord],
-    calls: bytes,
+    calls: bytes | None,
     masker: Masker,
     *,
     notes: Sequence[str] = (),
@@ -86,10 +86,13 @@ def write_trial_files(
     masked here, before it reaches the results folder. ``notes`` are what a reader should know that is
     neither a failed check nor evidence, such as a shim that was declared and never called.
     ``output_truncated`` is how many bytes each captured stream lost to the output limit (``None``:
-    the adapter captured no stream through trialbook, so it is unknown).
+    the adapter captured no stream through trialbook, so it is unknown). ``calls`` is ``None`` when the
+    trial had no shims: nothing watched its commands, so no ``calls.jsonl`` is written (an empty one
+    would claim that the agent called nothing).
     """
     mask_folder(folder, masker)
-    atomic_write_bytes(folder / "calls.jsonl", mask_call_log(calls, masker))
+    if calls is not None:
+        atomic_write_bytes(folder / "calls.jsonl", mask_call_log(calls, masker))
     document: dict[str, JsonValue] = {
         "schema_version": SCHEMA_VERSION,
         "assertions": [dict(asdict(record)) for record in assertions],

@@ -53,8 +53,8 @@ class Checked(FrozenRecord):
     calls: tuple[Call, ...]
     passed: bool
     unused: tuple[str, ...]
-    agent_calls: bytes
-    """The call log as the agent left it, raw (masked when written)."""
+    agent_calls: bytes | None
+    """The call log as the agent left it, raw (masked when written); ``None``: no shims, so no log."""
     changes: JsonObject
     """The agent's file changes, already masked."""
 
@@ -90,14 +90,14 @@ def check_trial(
     try:
         agent_calls = sandbox.call_log.read_bytes()
     except FileNotFoundError:  # no shims, so no log
-        agent_calls = b""
+        agent_calls = None
     # Likewise the file changes: what the agent left behind, before checks run their own commands.
     folder = skills_folder(agent)
     placed = placed_sources(request.instructions, request.skills, folder)
     replaced = placed_roots(request.instructions, request.skills, folder)
     changes = record_changes(request.template, sandbox.workdir, masker, placed, replaced)
     # The snapshot is the log the checks see too: read once, parsed once.
-    log = parse_call_log(agent_calls, source=str(sandbox.call_log))
+    log = parse_call_log(agent_calls or b"", source=str(sandbox.call_log))
     if log.problems:
         # A torn or unreadable call-log line means the record of what the agent ran is incomplete.
         problems = tuple(f"call log: {problem}" for problem in log.problems)
