@@ -5,7 +5,8 @@ Four questions, each against a naive floor measured in the same run, in child pr
 hits floor and trialbook alike):
 
 - ``floor``: asyncio, one ``sh -c`` subprocess per trial writing ``ok`` into a fresh temp folder, a
-  substring check of that file, the folder removed; ``concurrency`` trials at a time.
+  substring check of that file, the folder removed; ``concurrency`` trials at a time. ``floor (bash)``
+  is the same with ``bash -c``, which trialbook's script agent runs (trivial agent only).
 - ``trialbook``: ``trialbook.run`` on one eval of N trials with the same script agent, a
   ``file_contains`` check, transcripts (``result.json``, ``changes.json``, ``script.log``; no
   ``calls.jsonl``, as the eval has no shims) and ``suite.json``; no template.
@@ -69,14 +70,14 @@ def _script(sleep: bool) -> str:
     return ("sleep 0.5; " if sleep else "") + "echo ok > out.txt"
 
 
-async def _floor(trials: int, concurrency: int, sleep: bool, scratch: Path) -> None:
+async def _floor(trials: int, concurrency: int, sleep: bool, scratch: Path, shell: str) -> None:
     gate = asyncio.Semaphore(concurrency)
     script = _script(sleep)
 
     async def one() -> None:
         async with gate:
             folder = Path(tempfile.mkdtemp(dir=scratch))
-            proc = await asyncio.create_subprocess_exec("sh", "-c", script, cwd=folder)
+            proc = await asyncio.create_subprocess_exec(shell, "-c", script, cwd=folder)
             await proc.wait()
             if "ok" not in (folder / "out.txt").read_text():
                 raise RuntimeError("the floor's agent did not write ok")
@@ -85,11 +86,16 @@ async def _floor(trials: int, concurrency: int, sleep: bool, scratch: Path) -> N
     await asyncio.gather(*(one() for _ in range(trials)))
 
 
-def floor(trials: int, concurrency: int, sleep: bool, scratch: Path) -> float:
-    """The naive floor's wall seconds for ``trials`` trials."""
+def floor(trials: int, concurrency: int, sleep: bool, scratch: Path, shell: str = "sh") -> float:
+    """The naive floor's wall seconds for ``trials`` trials, the script run by ``shell``."""
     started = time.perf_counter()
-    asyncio.run(_floor(trials, concurrency, sleep, scratch))
+    asyncio.run(_floor(trials, concurrency, sleep, scratch, shell))
     return time.perf_counter() - started
+
+
+def bash_floor(trials: int, concurrency: int, sleep: bool, scratch: Path) -> float:
+    """The floor with the script run by bash, as trialbook's script agent runs it (see ``MODES``)."""
+    return floor(trials, concurrency, sleep, scratch, shutil.which("bash") or "bash")
 
 
 def _eval_file(
@@ -139,8 +145,13 @@ def trialbook(trials: int, concurrency: int, sleep: bool, scratch: Path) -> floa
     return wall
 
 
-MODES = {"floor": floor, "trialbook": trialbook, "no-cgroup": trialbook}
+MODES = {"floor": floor, "floor (bash)": bash_floor, "trialbook": trialbook, "no-cgroup": trialbook}
 """``no-cgroup`` is trialbook with ``TRIALBOOK_CGROUP=off``: the marker sweep alone (see docs/processes.md).
+
+``floor (bash)`` is the floor running the same script with bash, the program trialbook's script agent
+runs, where ``floor`` runs it with ``sh`` (dash on Debian, which starts in half bash's CPU time). Its
+marginal cost less the ``floor``'s is the agent's own, which no harness can save; "x floor" is always
+against ``floor``.
 
 Where trialbook can make cgroups, each command it starts moves itself into its trial's group, and on
 kernels whose cgroup2 mount lacks ``favordynmods`` that move waits for an RCU grace period (about
@@ -261,7 +272,12 @@ def _runner_table(args: argparse.Namespace) -> None:
         for concurrency in levels:
             # The marker-only mode for the 0.5 s agent only where it answers the efficiency question
             # (concurrency 1 would add 100 s a round).
-            modes = [m for m in MODES if m != "no-cgroup" or not sleep or concurrency >= 4]
+            # The bash floor only for the trivial agent, where the agent's own cost shows.
+            modes = [
+                m
+                for m in MODES
+                if (m != "no-cgroup" or not sleep or concurrency >= 4) and (m != "floor (bash)" or not sleep)
+            ]
             results: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}
             for round_ in range(args.rounds):
                 order = modes if round_ % 2 == 0 else list(reversed(modes))
@@ -283,7 +299,7 @@ def _runner_table(args: argparse.Namespace) -> None:
                 row = [
                     "0.5 s" if sleep else "trivial",
                     str(concurrency),
-                    mode if mode == "floor" else f"{mode} ({cleanup})" if mode == "trialbook" else mode,
+                    f"{mode} ({cleanup})" if mode == "trialbook" else mode,
                     f"{wall:.2f}",
                     f"{marginals[mode]:.2f}",
                     f"{cpu:.2f}",
