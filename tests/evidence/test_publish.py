@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from trialbook.evidence import EvidenceSchemaError, publish_json, read_json
+from trialbook.evidence import EvidenceSchemaError, EvidenceWriteError, publish_json, read_json
 
 
 def test_publish_writes_utf8_json_with_a_trailing_newline(tmp_path: Path) -> None:
@@ -29,6 +29,16 @@ def test_published_files_follow_the_umask_like_ordinary_files(tmp_path: Path) ->
     finally:
         os.umask(previous)
     assert stat.S_IMODE((tmp_path / "a.json").stat().st_mode) == 0o640
+
+
+def test_text_that_is_not_utf8_is_a_clear_error_and_leaves_the_old_file(tmp_path: Path) -> None:
+    target = tmp_path / "changes.json"
+    publish_json(target, {"n": 1})
+    name = os.fsdecode(b"\xff")  # a name as a listing decodes it: a lone surrogate, not text
+    with pytest.raises(EvidenceWriteError, match=r"could not save .*changes\.json.*unchanged"):
+        publish_json(target, {"path": name})
+    assert read_json(target) == {"n": 1}
+    assert os.listdir(tmp_path) == ["changes.json"]
 
 
 def test_publish_accepts_a_plain_string_path(tmp_path: Path) -> None:

@@ -39,12 +39,13 @@ def publish_json(path: StrPath, data: JsonObject) -> None:
     target = Path(path)
     try:
         text = dumps_indented(data) + "\n"  # json.dumps(..., indent=2)'s text, faster
+        encoded = text.encode("utf-8")  # a lone surrogate (an undecodable name) is not UTF-8
     except (ValueError, TypeError) as exc:
         raise EvidenceWriteError(
             f"could not save {target}: {exc}; the previous file there, if any, is unchanged"
         ) from exc
     try:
-        atomic_write_bytes(target, text.encode("utf-8"), make_parents=False)
+        atomic_write_bytes(target, encoded, make_parents=False)
     except NotDurableError as exc:
         raise EvidenceWriteError(f"saved {target}, but {exc.strerror}") from exc
     except OSError as exc:

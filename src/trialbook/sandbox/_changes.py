@@ -162,6 +162,19 @@ def _cut(text: str, limit: int) -> tuple[str, bool]:
     return raw[:limit].decode("utf-8", "ignore"), True
 
 
+def _shown(rel: str) -> str:
+    r"""``rel`` as text JSON can hold: a name that is not UTF-8 keeps its other bytes as ``\xNN``.
+
+    The listing decodes names with ``surrogateescape`` (an agent can make any byte string a name);
+    written as is, such a name could not be encoded into ``changes.json`` at all.
+    """
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(rel).decode("utf-8", "backslashreplace")
+    return rel
+
+
 def _entry(
     rel: str, old: bytes | _Large | None, new: bytes | _Large | None, masker: Masker, budget: int
 ) -> JsonObject:
@@ -171,7 +184,7 @@ def _entry(
     old = masker.bytes(old) if isinstance(old, bytes) else old
     new = masker.bytes(new) if isinstance(new, bytes) else new
     entry: dict[str, JsonValue] = {
-        "path": masker.text(rel),
+        "path": masker.text(_shown(rel)),
         "status": status,
         "before": _side(old),
         "after": _side(new),
