@@ -164,8 +164,8 @@ async def settle(function: Callable[[], _T]) -> tuple[_T, bool]:
         try:
             await asyncio.shield(future)
         except asyncio.CancelledError:
-            if future.done():
-                break
+            # Even when the function finished in the same turn: the cancellation is the caller's, and
+            # dropping it would let a Ctrl-C pass by a trial that then runs its agent to the end.
             cancelled = True
     return future.result(), cancelled
 
