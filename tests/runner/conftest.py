@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import tempfile
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -31,3 +32,12 @@ def invoke(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Invoke:
         return CliRunner().invoke(cli, list(args), env=environment, catch_exceptions=False)
 
     return run
+
+
+@pytest.fixture
+def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The temp folder trials make their sandboxes in (the system's, here the test's own), empty at first."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from trialbook.runner import RunOptions, TrialOutcome, run
+from trialbook.runner import RunOptions, RunReport, TrialOutcome, run
 
 
 def run_outcomes(path: Path, results_dir: Path, concurrency: int) -> list[TrialOutcome]:
@@ -20,3 +20,17 @@ def run_outcomes(path: Path, results_dir: Path, concurrency: int) -> list[TrialO
         )
     )
     return [outcome for result in report.results for outcome in result.outcomes]
+
+
+def run_as_ci(evals: Path, runs_dir: Path, concurrency: int) -> RunReport:
+    """One forced run of the eval files in ``evals`` as CI would make it, keeping no history."""
+    options = RunOptions(
+        paths=(evals,),
+        runs_dir=runs_dir,
+        record_history=False,
+        force=True,
+        unsafe_local=True,
+        concurrency=concurrency,
+        environ={**os.environ, "CI": "true"},
+    )
+    return run(options)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -26,15 +25,6 @@ SCRIPT = (
     'echo "$PWD" > where.txt; mkdir -p "$XDG_CACHE_HOME"; touch "$XDG_CACHE_HOME/mine" "$TMPDIR/mine"; '
     'mkdir ro && chmod 500 ro; echo "$MY_SECRET" > secret.txt; echo "said $MY_SECRET"; sleep 0.2'
 )
-
-
-@pytest.fixture
-def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The temp folder trials make their sandboxes in, empty at the start."""
-    folder = tmp_path / "tmp"
-    folder.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    return folder
 
 
 def _eval(folder: Path, trials: int) -> Path:

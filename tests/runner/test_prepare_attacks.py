@@ -17,7 +17,6 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 import textwrap
 import threading
 import time
@@ -30,11 +29,13 @@ from tests.lifecycle.escapes import kill_survivors, unique_marker, wait_for_no_s
 from trialbook.agents.script import ScriptAgent, script_agent
 from trialbook.errors import RunAbortedError
 from trialbook.masking import Masker
-from trialbook.runner import RunOptions, RunReport, TrialOutcome, run
+from trialbook.runner import RunReport, TrialOutcome
 from trialbook.runner._cancel import handle_signals
 from trialbook.runner._trial import TrialRequest, run_trial, settle
 from trialbook.sandbox import ShimConfig, create_sandbox
 from trialbook.sandbox._remover import SandboxRemover
+
+from .local import run_as_ci
 
 REUSED = re.compile(r"trialbook-\S+r\d+x[0-9a-f]{16}")
 """The name a finished trial's folder gets when it is emptied for the next trial (see ``sandbox._shell``)."""
@@ -397,25 +398,7 @@ def _run_e2e(folder: Path, script: str, *, trials: int, concurrency: int, timeou
         f"timeout: {timeout}\nnegative_control: false\n"
         "assert:\n  - file_contains: {path: out.txt, pattern: ok}\n"
     )
-    options = RunOptions(
-        paths=(evals,),
-        runs_dir=folder / "runs",
-        record_history=False,
-        force=True,
-        unsafe_local=True,
-        concurrency=concurrency,
-        environ={**os.environ, "CI": "true"},
-    )
-    return run(options)
-
-
-@pytest.fixture
-def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The folder the run's sandboxes are made in (the system temp folder, here the test's own)."""
-    folder = tmp_path / "tmp"
-    folder.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    return folder
+    return run_as_ci(evals, folder / "runs", concurrency)
 
 
 @pytest.fixture
@@ -678,21 +661,12 @@ def test_a_context_variable_set_by_the_caller_reaches_a_python_agent(tmp_path: P
         f"prompt_text: hi\nagents: [{{name: py, python: {json.dumps(entry.options['python'])}}}]\n"
         "trials: 2\nnegative_control: false\nassert:\n  - file_contains: {path: out.txt, pattern: ok}\n"
     )
-    options = RunOptions(
-        paths=(evals,),
-        runs_dir=tmp_path / "runs",
-        record_history=False,
-        force=True,
-        unsafe_local=True,
-        concurrency=2,
-        environ={**os.environ, "CI": "true"},
-    )
     token = WHO.set("the caller")
     try:
-        assert [r.verdict for r in run(options).results] == ["pass"]
+        assert [r.verdict for r in run_as_ci(evals, tmp_path / "runs", 2).results] == ["pass"]
 
         async def inside_a_loop() -> list[str]:
-            return [r.verdict for r in run(options).results]
+            return [r.verdict for r in run_as_ci(evals, tmp_path / "runs", 2).results]
 
         assert asyncio.run(inside_a_loop()) == ["pass"]
     finally:

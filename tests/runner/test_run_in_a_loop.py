@@ -8,14 +8,15 @@ test, an async application) keeps its own default executor and can still use it.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from trialbook.runner import RunOptions, RunReport, run
+from trialbook.runner import RunReport
+
+from .local import run_as_ci
 
 
 def _run(folder: Path, concurrency: int) -> RunReport:
@@ -25,16 +26,7 @@ def _run(folder: Path, concurrency: int) -> RunReport:
         "prompt_text: hi\nagents: [{name: s, script: 'echo hi > out.txt'}]\ntrials: 3\n"
         "negative_control: false\nassert:\n  - file_contains: {path: out.txt, pattern: hi}\n"
     )
-    options = RunOptions(
-        paths=(evals,),
-        runs_dir=folder / "runs",
-        record_history=False,
-        force=True,
-        unsafe_local=True,
-        concurrency=concurrency,
-        environ={**os.environ, "CI": "true"},
-    )
-    return run(options)
+    return run_as_ci(evals, folder / "runs", concurrency)
 
 
 def _verdicts(report: RunReport) -> list[str]:

@@ -13,7 +13,6 @@ import asyncio
 import contextvars
 import functools
 import json
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +20,9 @@ from typing import Any
 
 import pytest
 
-from trialbook.runner import RunOptions, RunReport, run
+from trialbook.runner import RunReport
+
+from .local import run_as_ci
 
 
 def _run(
@@ -34,16 +35,7 @@ def _run(
         f"prompt_text: hi\nagents: [{{name: s, script: {json.dumps(script)}}}]\ntrials: {trials}\n"
         f"negative_control: false\n{sandbox}{extra}assert:\n{checks}"
     )
-    options = RunOptions(
-        paths=(evals,),
-        runs_dir=folder / "runs",
-        record_history=False,
-        force=True,
-        unsafe_local=True,
-        concurrency=2,
-        environ={**os.environ, "CI": "true"},
-    )
-    return run(options)
+    return run_as_ci(evals, folder / "runs", 2)
 
 
 @pytest.fixture
