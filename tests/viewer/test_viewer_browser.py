@@ -210,6 +210,9 @@ def test_a_secret_printed_by_an_agent_is_not_in_the_page(
     body = page.locator("#trial").inner_text()
     assert "token=***" in body
     assert "token.txt" in body
+    # No shims, so no call log: the page says the commands went unwatched, not that there were none.
+    assert "No shims: this trial's commands were not recorded." in body
+    assert "No shimmed command was called." not in body
     assert CANARY not in page.content()
     # What the agent printed is text, never markup: no element, no request, no script run.
     assert '<img src="http://127.0.0.1:9/x.png"' in body

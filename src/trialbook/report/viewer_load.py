@@ -31,6 +31,8 @@ class TrialFiles:
 
     folder: Path
     calls: tuple[JsonObject, ...] = ()
+    call_log: bool = False
+    """Whether the trial kept a ``calls.jsonl``: without one (no shims), its commands were not watched."""
     call_log_problems: tuple[str, ...] = ()
     changes: JsonObject | None = None
     raw_files: tuple[str, ...] = ()
@@ -142,10 +144,12 @@ def _output_files(folder: Path) -> dict[str, str]:
 
 
 def _trial_files(folder: Path) -> TrialFiles:
-    calls, problems = _calls(folder / "calls.jsonl")
+    log = folder / "calls.jsonl"
+    calls, problems = _calls(log)
     return TrialFiles(
         folder=folder,
         calls=calls,
+        call_log=log.is_file(),
         call_log_problems=problems,
         changes=_changes(folder / "changes.json"),
         raw_files=_raw_files(folder),

@@ -276,6 +276,7 @@ def build_trial(
             "unpriced_models": list(execution.unpriced_models),
         },
         "calls": _calls(files) if files else [],
+        "call_log": files.call_log if files else False,
         "call_log_problems": list(files.call_log_problems) if files else [],
         "changes": files.changes if files else None,
         "raw": [{"name": n, "href": _href(folder / n, link_base, link_prefix)} for n in files.raw_files]

@@ -94,7 +94,10 @@
     return wrap;
   }
   function timeline(t) {
-    if (!t.calls.length) return el("p", {cls: "dim", text: "No shimmed command was called."});
+    if (!t.calls.length) {
+      var none = t.call_log ? "No shimmed command was called." : "No shims: this trial's commands were not recorded.";
+      return el("p", {cls: "dim", text: none});
+    }
     var end = 0;
     t.calls.forEach(function (c) { end = Math.max(end, (c.offset_ms || 0) + (c.duration_ms || 0)); });
     var body = el("tbody");
