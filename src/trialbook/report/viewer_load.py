@@ -87,8 +87,6 @@ def trial_folder(run: Path, test_id: str, trial: int) -> Path:
 
 
 def _calls(path: Path) -> tuple[tuple[JsonObject, ...], tuple[str, ...]]:
-    if not path.is_file():
-        return (), ()
     calls: list[JsonObject] = []
     problems: list[str] = []
     for number, line in enumerate(path.read_text("utf-8", "replace").splitlines(), 1):
@@ -145,11 +143,12 @@ def _output_files(folder: Path) -> dict[str, str]:
 
 def _trial_files(folder: Path) -> TrialFiles:
     log = folder / "calls.jsonl"
-    calls, problems = _calls(log)
+    kept = log.is_file()
+    calls, problems = _calls(log) if kept else ((), ())
     return TrialFiles(
         folder=folder,
         calls=calls,
-        call_log=log.is_file(),
+        call_log=kept,
         call_log_problems=problems,
         changes=_changes(folder / "changes.json"),
         raw_files=_raw_files(folder),
