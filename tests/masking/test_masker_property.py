@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -86,6 +87,22 @@ def test_no_listed_form_survives_masking(secret: str, before: str, after: str, e
         masked = masker.text(before + form + after)
         assert form not in masked
         assert form.encode() not in masker.bytes((before + form + after).encode())
+
+
+@settings(max_examples=200, deadline=None)
+@given(middle=st.binary(max_size=30), bad=st.sampled_from([b"\xff", b"\xfe", b"\xc3", b"\x80"]))
+def test_a_secret_from_an_environment_that_is_not_utf8_is_masked_in_each_form(
+    middle: bytes, bad: bytes
+) -> None:
+    """``os.environ`` keeps bytes that are not UTF-8 as lone surrogates: such a value is still a secret."""
+    raw = b"key-" + middle + bad + b"-end"
+    secret = os.fsdecode(raw)
+    assume(length_problem("S", secret) is None)
+    masker = Masker([secret])  # builds every form, as it does for any other value
+    assert secret not in masker.text(f"<{secret}>")
+    assert raw not in masker.bytes(b"<" + raw + b">")
+    for form in (quote(raw, safe=""), quote_plus(raw, safe=""), base64.b64encode(raw).decode(), raw.hex()):
+        assert form not in masker.text(f"<{form}>"), form
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)

@@ -52,8 +52,10 @@ def _xml_forms(text: str) -> Iterator[str]:
     yield quoted.replace("'", "&#39;")  # Jinja, markupsafe
 
 
-def _percent_forms(text: str) -> Iterator[str]:
-    for encoded in (quote(text, safe=""), quote(text), quote_plus(text, safe="")):
+def _percent_forms(raw: bytes) -> Iterator[str]:
+    # From the bytes: the same text as from a UTF-8 string, and a value from an environment that is not
+    # UTF-8 (its bytes kept as surrogates) is encoded as a URL would carry it, where the string refused.
+    for encoded in (quote(raw, safe=""), quote(raw), quote_plus(raw, safe="")):
         yield encoded
         yield re.sub(_HEX_ESCAPE, lambda m: m.group(0).lower(), encoded)
 
@@ -87,7 +89,7 @@ def secret_forms(value: str) -> set[str]:
         forms.add(json.dumps(text, ensure_ascii=False)[1:-1])
         forms.add(json.dumps(text)[1:-1])
         forms.update(_xml_forms(text))
-        forms.update(_percent_forms(text))
+        forms.update(_percent_forms(raw))
         forms.update(_base64_forms(raw))
         forms.add(raw.hex())
         forms.add(raw.hex().upper())
