@@ -93,6 +93,19 @@ def test_secrets_are_masked_before_diff_hash_and_cut(tmp_path: Path) -> None:
     assert "***.txt" in by_path(record)
 
 
+def test_a_name_that_is_not_utf8_is_masked_before_it_is_escaped(tmp_path: Path) -> None:
+    # A secret read from an environment that is not UTF-8 holds the same undecodable byte as the name.
+    secret = os.fsdecode(b"tok\xffen-0123456789")
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / os.fsdecode(b"key-tok\xffen-0123456789.txt")).write_bytes(b"x\n")
+    (work / os.fsdecode(b"plain-\xfe.txt")).write_bytes(b"y\n")
+    record = changes(None, work, Masker([secret]))
+    text = json.dumps(record, ensure_ascii=False)
+    assert "0123456789" not in text
+    assert sorted(by_path(record)) == ["key-***.txt", "plain-\\xfe.txt"]
+
+
 def test_a_long_diff_is_cut_and_says_so(tmp_path: Path) -> None:
     work = tree(tmp_path / "w", {"big.txt": "é line\n".encode() * 40_000})
     [entry] = changes(None, work, Masker())["files"]

@@ -184,7 +184,7 @@ def _entry(
     old = masker.bytes(old) if isinstance(old, bytes) else old
     new = masker.bytes(new) if isinstance(new, bytes) else new
     entry: dict[str, JsonValue] = {
-        "path": masker.text(_shown(rel)),
+        "path": _shown(masker.text(rel)),
         "status": status,
         "before": _side(old),
         "after": _side(new),
