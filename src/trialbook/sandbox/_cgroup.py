@@ -105,13 +105,15 @@ class CgroupRoot:
         """The file a command writes ``0`` to, to enter ``group``: its thread, or its whole process."""
         return group / ("cgroup.threads" if self.threaded else "cgroup.procs")
 
-    def give_back(self, group: Path) -> None:
+    def give_back(self, group: Path, *, empty: bool | None = None) -> None:
         """An ended trial's group: kept for the next trial if it is empty now, otherwise removed.
 
         Nothing of the ended trial joins it later: a process enters its trial's group as its own first
-        step, and the trial's end killed every process that could still take it.
+        step, and the trial's end killed every process that could still take it. So ``empty`` (what
+        :meth:`reusable` said once the trial ended) can be read before the caller takes its lock;
+        without it the group is read here.
         """
-        if _reusable(group):
+        if self.reusable(group) if empty is None else empty:
             self._free.append(group)
             return
         with contextlib.suppress(OSError):
@@ -134,6 +136,14 @@ class CgroupRoot:
         ):
             return [argv[0], "-c", f"echo 0 2>/dev/null >{shlex.quote(str(join))}; {argv[2]}", *argv[3:]]
         return ["/bin/sh", "-c", _JOIN, str(join), *argv]
+
+    @staticmethod
+    def reusable(group: Path) -> bool:
+        """Whether ``group`` is still there and has no member (:meth:`empty` counts a gone one)."""
+        try:
+            return not read_proc(f"{group}/cgroup.threads").split()
+        except OSError:
+            return False
 
     @staticmethod
     def empty(group: Path) -> bool:
@@ -232,14 +242,6 @@ def _leave_runner(path: Path) -> None:
             _put(home, str(pid))
     with contextlib.suppress(OSError):
         runner.rmdir()
-
-
-def _reusable(group: Path) -> bool:
-    """Whether ``group`` is still there and has no member (:meth:`CgroupRoot.empty` counts a gone one)."""
-    try:
-        return not read_proc(f"{group}/cgroup.threads").split()
-    except OSError:
-        return False
 
 
 def _members(group: Path) -> set[int]:

@@ -76,16 +76,32 @@ def _set_subreaper(on: bool) -> bool:
         return False
 
 
+def _start() -> tuple[Cursor | None, int | None, str]:
+    """A new trial's pid cursor, the boot time its marker is made at, and the marker.
+
+    Read before anything of the trial starts: no process older than these can be the trial's. The owner
+    tag comes first in the marker, so a later run can tell processes of a killed trialbook run by it.
+    """
+    return cursor(), boot_ticks(), f"{owner_tag()}-{os.urandom(16).hex()}"
+
+
 class TrialScope:
     """One trial's processes: its marker, its cgroup (if any) and the commands it started."""
 
-    def __init__(self, owner: Supervisor, group: Path | None, join: Path | None = None) -> None:
+    def __init__(
+        self,
+        owner: Supervisor,
+        group: Path | None,
+        join: Path | None = None,
+        *,
+        start: tuple[Cursor | None, int | None, str] | None = None,
+    ) -> None:
         # Before anything of the trial starts: no process older than these can be the trial's.
-        self.origin: Cursor | None = cursor()
-        self.opened = boot_ticks()
+        origin, opened, marker = start if start is not None else _start()
+        self.origin: Cursor | None = origin
+        self.opened = opened
         """When the marker was made; no process that started earlier can carry it."""
-        # The owner tag first: a later run can tell processes of a killed trialbook run by it.
-        self.marker = f"{owner_tag()}-{os.urandom(16).hex()}"
+        self.marker = marker
         self.group = group
         self.join = join
         """The file a command writes ``0`` to, to enter the group (see :meth:`CgroupRoot.join_file`)."""
@@ -218,6 +234,9 @@ class Supervisor:
 
     def open_trial(self) -> TrialScope:
         """A new scope; the first one makes trialbook a subreaper and its folder of cgroups."""
+        # Read outside the lock: a worker thread giving a scope back waits for it, and so would the
+        # event loop, while these reads wait for the interpreter lock behind that worker.
+        start = _start()
         with self._lock:
             if not self._scopes:
                 self.subreaper = _set_subreaper(True)
@@ -225,18 +244,21 @@ class Supervisor:
                 self._cgroups = find_cgroup_root(threaded=not few)
             group = self._cgroups.new_group() if self._cgroups is not None else None
             join = self._cgroups.join_file(group) if self._cgroups is not None and group else None
-            scope = TrialScope(self, group, join)
+            scope = TrialScope(self, group, join, start=start)
             self._scopes[scope.marker] = scope
             return scope
 
     def release(self, scope: TrialScope) -> None:
         """Forget a closed scope; after the last one, stop being a subreaper and remove the cgroup folder."""
-        # All under the lock: a trial opening meanwhile (scopes close in worker threads) must find
+        # Whether its group is empty is read first, outside the lock: the group is this closed scope's
+        # alone, and nothing of the ended trial can join it (see :meth:`CgroupRoot.give_back`).
+        empty = scope.group is not None and CgroupRoot.reusable(scope.group)
+        # The rest under the lock: a trial opening meanwhile (scopes close in worker threads) must find
         # either the old state or the new one, never its fresh cgroup folder removed under it.
         with self._lock:
             self._scopes.pop(scope.marker, None)
             if scope.group is not None and self._cgroups is not None:
-                self._cgroups.give_back(scope.group)  # this scope's: the root stays while any is open
+                self._cgroups.give_back(scope.group, empty=empty)  # the root stays while any is open
             if self._scopes:
                 return
             cgroups, self._cgroups = self._cgroups, None
