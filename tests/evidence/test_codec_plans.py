@@ -17,6 +17,7 @@ from trialbook.evidence import (
     AgentResult,
     EvidenceSchemaError,
     SuiteReport,
+    Turn,
     dump_result,
     load_result,
     suite_to_json,
@@ -86,3 +87,44 @@ def test_a_result_that_is_gone_is_forgotten_and_a_changed_copy_is_encoded_afresh
     del first
     gc.collect()
     assert key not in codec._ENCODED or codec._ENCODED[key][0]() is not None
+
+
+class _Text(str):
+    """A ``str`` subclass: a string all the same, written as one."""
+
+
+_BAD_CONTENT = Turn("assistant", 5)  # type: ignore[arg-type]
+_BAD_ID = Turn("user", "hi", ("a", 3))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("changes", "location", "problem"),
+    [
+        ({"turns": (Turn("user", "hi"), _BAD_CONTENT)}, r"result\.turns\[1\]\.content", "expected"),
+        ({"turns": (_BAD_ID,)}, r"result\.turns\[0\]\.tool_call_ids\[1\]", "expected"),
+        ({"capture_errors": ("fine", True)}, r"result\.capture_errors\[1\]", "expected a string"),
+        ({"success": 1}, r"result\.success", "expected a boolean"),
+        ({"duration_ms": float("inf")}, r"result\.duration_ms", "not a JSON number"),
+        ({"raw_events": ({"a": [1, {"b": float("nan")}]},)}, r"result\.raw_events\[0\]\.a\[1\]\.b", "number"),
+        (
+            {"configuration": {"ok": {"odd key": object()}}},
+            r"result\.configuration\.ok\[\"odd key\"\]",
+            "JSON",
+        ),
+    ],
+)
+def test_a_refused_value_deep_in_a_result_is_named_by_its_whole_location(
+    changes: dict[str, object], location: str, problem: str
+) -> None:
+    # Locations are spelled out only when a value is refused: each level of the path must still be there.
+    with pytest.raises(EvidenceSchemaError, match=rf"^{location}: .*{problem}"):
+        dump_result(_result(**changes))
+
+
+def test_values_of_a_near_type_are_written_as_their_field_type_says_or_refused() -> None:
+    # A ``str`` subclass is a string; an int where a number goes is that number; a bool is no integer.
+    written = dump_result(_result(agent_name=_Text("named"), duration_ms=3))
+    assert written["agent_name"] == "named" and written["duration_ms"] == 3.0
+    assert type(written["duration_ms"]) is float
+    with pytest.raises(EvidenceSchemaError, match=r"^result\.turns\[0\]\.role: expected a string"):
+        dump_result(_result(turns=(Turn(b"user", None),)))  # type: ignore[arg-type]

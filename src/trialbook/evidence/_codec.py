@@ -67,34 +67,78 @@ def _plan(hint: Any) -> tuple[str, Any]:
     return "unknown", None
 
 
-def _encode(value: Any, hint: Any, where: str) -> JsonValue:
+Where = str | tuple["Where", str | int]
+"""A location in the JSON being written: a path, or a parent location and a key or index inside it.
+
+Only an error shows a location, and a result is written with fifty of them: the path is spelled out
+(:func:`_located`) when a value is refused, not built for every value on the way down."""
+
+
+def _located(where: Where) -> str:
+    """``where`` spelled out as error messages show it, e.g. ``result.turns[1].content``."""
+    parts: list[str | int] = []
+    while isinstance(where, tuple):
+        where, part = where
+        parts.append(part)
+    location = where
+    for part in reversed(parts):
+        location = at_index(location, part) if isinstance(part, int) else at_key(location, part)
+    return location
+
+
+_Node = tuple[str, Any, Any]
+"""A field type worked out for encoding: its kind (see :func:`_plan`), what is inside it, the type."""
+
+
+@cache
+def _node(hint: Any) -> _Node:
+    """``hint`` with every type inside it worked out too, so encoding a value asks :mod:`typing` nothing."""
     how, inner = _plan(hint)
-    if how == "json":
-        return json_value(value, where)
+    if how in ("optional", "tuple", "dict"):
+        return how, _node(inner), hint
+    return how, inner, hint
+
+
+@cache
+def _members(cls: type) -> tuple[tuple[str, _Node], ...]:
+    """The fields and the derived members a record of ``cls`` is written with, in order, types worked out."""
+    return tuple((name, _node(hint)) for name, hint in (*field_members(cls), *derived_members(cls)))
+
+
+def _encode(value: Any, hint: Any, where: str) -> JsonValue:
+    return _encode_node(value, _node(hint), where)
+
+
+def _encode_node(value: Any, node: _Node, where: Where) -> JsonValue:
+    how, inner, hint = node
+    if how == "scalar":
+        if type(value) is hint and hint is not float:  # exactly a str, int or bool: nothing to check
+            return value  # type: ignore[no-any-return]
+        return scalar(value, hint, _located(where))
     if how == "optional":
-        return None if value is None else _encode(value, inner, where)
+        return None if value is None else _encode_node(value, inner, where)
+    if how == "record":
+        return _encode_record(value, hint, where)
+    if how == "tuple":
+        if not isinstance(value, tuple):
+            raise EvidenceSchemaError(_located(where), f"expected a tuple, got {kind(value)}")
+        return [_encode_node(item, inner, (where, i)) for i, item in enumerate(value)]
+    if how == "json":
+        return json_value(value, _located(where))
     if how == "literal":
         if not any(type(value) is type(allowed) and value == allowed for allowed in inner):
             allowed_list = ", ".join(show(a) for a in inner)
-            raise EvidenceSchemaError(where, f"{show(value)} is not one of {allowed_list}")
+            raise EvidenceSchemaError(_located(where), f"{show(value)} is not one of {allowed_list}")
         return value  # type: ignore[no-any-return]
-    if how == "tuple":
-        if not isinstance(value, tuple):
-            raise EvidenceSchemaError(where, f"expected a tuple, got {kind(value)}")
-        return [_encode(item, inner, at_index(where, i)) for i, item in enumerate(value)]
     if how == "dict":
         if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
-            raise EvidenceSchemaError(where, f"expected a dict with string keys, got {kind(value)}")
-        return {key: _encode(item, inner, at_key(where, key)) for key, item in value.items()}
+            raise EvidenceSchemaError(_located(where), f"expected a dict with string keys, got {kind(value)}")
+        return {key: _encode_node(item, inner, (where, key)) for key, item in value.items()}
     if how == "bytes":
         if not isinstance(value, bytes):
-            raise EvidenceSchemaError(where, f"expected bytes, got {kind(value)}")
+            raise EvidenceSchemaError(_located(where), f"expected bytes, got {kind(value)}")
         return base64.b64encode(value).decode("ascii")
-    if how == "scalar":
-        return scalar(value, hint, where)
-    if how == "record":
-        return _encode_record(value, hint, where)
-    raise TypeError(f"{where}: schema 4.0 has no JSON form for {hint!r}")
+    raise TypeError(f"{_located(where)}: schema 4.0 has no JSON form for {hint!r}")
 
 
 _ENCODED: dict[int, tuple[weakref.ref[Any], JsonObject]] = {}
@@ -121,7 +165,7 @@ def _remember(value: Any, encoded: JsonObject) -> None:
     _ENCODED[key] = (ref, encoded)
 
 
-def _encode_record(value: Any, hint: type, where: str) -> JsonObject:
+def _encode_record(value: Any, hint: type, where: Where) -> JsonObject:
     cls: type = type(value)
     out: JsonObject = {}
     if is_result(hint):
@@ -131,24 +175,26 @@ def _encode_record(value: Any, hint: type, where: str) -> JsonObject:
         tag = result_tag(cls)
         if tag is None or not issubclass(cls, hint):
             known = ", ".join(c.__name__ for c in result_types().values() if issubclass(c, hint))
-            raise EvidenceSchemaError(where, f"{cls.__name__} cannot be saved here; schema 4.0 knows {known}")
+            raise EvidenceSchemaError(
+                _located(where), f"{cls.__name__} cannot be saved here; schema 4.0 knows {known}"
+            )
         out[RESULT_TYPE_KEY] = tag
     elif cls is not hint:
-        raise EvidenceSchemaError(where, f"expected a {hint.__name__}, got {cls.__name__}")
+        raise EvidenceSchemaError(_located(where), f"expected a {hint.__name__}, got {cls.__name__}")
     _refuse_impossible(value, where)
-    for name, field_hint in (*field_members(cls), *derived_members(cls)):
-        out[name] = _encode(getattr(value, name), field_hint, at_key(where, name))
-    if isinstance(value, AgentResult):
-        check_configuration(out["configuration"], at_key(where, "configuration"))
+    for name, node in _members(cls):
+        out[name] = _encode_node(getattr(value, name), node, (where, name))
+    if isinstance(value, AgentResult) and out["configuration"] is not None:
+        check_configuration(out["configuration"], _located((where, "configuration")))
     return out
 
 
-def _refuse_impossible(record: Any, where: str) -> None:
+def _refuse_impossible(record: Any, where: Where) -> None:
     """A record whose values cannot be real (see each class's ``impossible``) is never written or read."""
     check = getattr(record, "impossible", None)
     if callable(check):
         for name, problem in check():
-            raise EvidenceSchemaError(at_key(where, name), problem)
+            raise EvidenceSchemaError(_located((where, name)), problem)
 
 
 # -- decoding ---------------------------------------------------------------------------------------
