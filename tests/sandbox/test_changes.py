@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -162,3 +163,19 @@ def test_the_record_matches_the_two_trees(
         if before.get(name) != after.get(name)
     }
     assert {e["path"]: e["status"] for e in record["files"]} == expected
+
+
+_LINE = st.text(alphabet="ab \t\r\\+-@", max_size=6).map(lambda text: text + "\n") | st.text(max_size=4)
+_LINES = st.lists(_LINE, max_size=6)
+
+
+@given(before=_LINES, after=_LINES, name=st.text(max_size=8))
+def test_every_diff_is_difflibs_own_text_whether_or_not_a_side_is_empty(
+    before: list[str], after: list[str], name: str
+) -> None:
+    # A created or deleted file skips difflib's matcher: the text must still be exactly difflib's, for
+    # one line and many, with and without a final newline, for files emptied or filled.
+    sides = [(before, after), ([], after), (before, []), ([], [])]
+    for old, new in sides:
+        expected = list(difflib.unified_diff(old, new, f"a/{name}", f"b/{name}", n=3))
+        assert list(_changes._diff_lines(old, new, f"a/{name}", f"b/{name}")) == expected

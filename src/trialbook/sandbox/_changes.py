@@ -14,7 +14,7 @@ import difflib
 import hashlib
 import os
 import stat
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from .._records import FrozenRecord, frozen_record
@@ -175,6 +175,22 @@ def _shown(rel: str) -> str:
     return rel
 
 
+def _diff_lines(before: list[str], after: list[str], old_name: str, new_name: str) -> Iterable[str]:
+    """``difflib.unified_diff(..., n=3)`` of two files' lines, without its matcher where one side is empty.
+
+    A created or deleted file (the usual entry: an agent writes new files) is one hunk of every line,
+    which needs no sequence matching; the text is exactly difflib's.
+    """
+    if before and after:
+        return difflib.unified_diff(before, after, old_name, new_name, n=3)
+    if not before and not after:
+        return ()
+    lines = after or before
+    span = "1" if len(lines) == 1 else f"1,{len(lines)}"
+    ranges, sign = (f"-0,0 +{span}", "+") if after else (f"-{span} +0,0", "-")
+    return [f"--- {old_name}\n", f"+++ {new_name}\n", f"@@ {ranges} @@\n", *(sign + line for line in lines)]
+
+
 def _entry(
     rel: str, old: bytes | _Large | None, new: bytes | _Large | None, masker: Masker, budget: int
 ) -> JsonObject:
@@ -196,7 +212,7 @@ def _entry(
         return entry
     before = masker.text(old_text or "").splitlines(keepends=True)
     after = masker.text(new_text or "").splitlines(keepends=True)
-    lines = difflib.unified_diff(before, after, f"a/{entry['path']}", f"b/{entry['path']}", n=3)
+    lines = _diff_lines(before, after, f"a/{entry['path']}", f"b/{entry['path']}")
     diff = "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )
