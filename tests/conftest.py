@@ -5,11 +5,18 @@ slow" health check. Both are timing thresholds, and the suite runs on shared, lo
 property that is correct can still miss them. Properties here check behaviour, never speed (speed is
 measured by ``benchmarks/``), so the suite's profile turns both timing checks off and keeps every other
 health check.
+
+The ``marker`` fixture is shared by the tests that start processes meant to escape a trial.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.lifecycle.escapes import kill_survivors, unique_marker
 
 settings.register_profile(
     "trialbook",
@@ -17,3 +24,15 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("trialbook")
+
+
+@pytest.fixture
+def marker() -> Iterator[str]:
+    """A string no other process has in its command line, for a test's processes to carry.
+
+    Whatever still carries it when the test ends is killed, by pid, so a failing test never leaks its
+    sleeps into the next one. Tests name it in the processes they start (``exec -a``, an argument).
+    """
+    value = unique_marker()
+    yield value
+    kill_survivors(value)

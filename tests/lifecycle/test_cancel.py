@@ -11,23 +11,15 @@ import json
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from trialbook.evidence import load_suite
 
-from .escapes import TRIALBOOK, kill_survivors, trialbook, unique_marker, wait_for_no_survivors, write_eval
+from .escapes import TRIALBOOK, trialbook, wait_for_no_survivors, write_eval
 
 SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM}
-
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    value = unique_marker()
-    yield value
-    kill_survivors(value)
 
 
 def _wait_ready(tmp_path: Path, process: subprocess.Popen[bytes]) -> None:

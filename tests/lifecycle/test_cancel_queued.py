@@ -9,23 +9,15 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from trialbook.evidence import load_suite
 
-from .escapes import kill_survivors, trialbook, unique_marker, wait_for_no_survivors
+from .escapes import trialbook, wait_for_no_survivors
 
 TRIALS = 10
-
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    value = unique_marker()
-    yield value
-    kill_survivors(value)
 
 
 def _write_eval(root: Path, marker: str) -> None:

@@ -10,21 +10,13 @@ once, each check leaving one daemon: none may survive, and each trial counts exa
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .escapes import kill_survivors, trialbook, unique_marker, wait_for_no_survivors
+from .escapes import trialbook, wait_for_no_survivors
 
 TRIALS = 3
-
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    value = unique_marker()
-    yield value
-    kill_survivors(value)
 
 
 @pytest.mark.parametrize("cgroup", [True, False], ids=["cgroup", "marker"])

@@ -9,24 +9,16 @@ it is not delegated.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from trialbook.evidence import load_suite
 
-from .escapes import kill_survivors, trialbook, unique_marker, wait_for_no_survivors, write_eval
+from .escapes import trialbook, wait_for_no_survivors, write_eval
 
 AGENTS = ("script", "literal")
 MECHANISMS = {"cgroup": True, "marker": False}
-
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    value = unique_marker()
-    yield value
-    kill_survivors(value)
 
 
 @pytest.mark.parametrize("agent", AGENTS)

@@ -12,25 +12,17 @@ from __future__ import annotations
 
 import json
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .escapes import kill_survivors, trialbook, unique_marker, wait_for_no_survivors
+from .escapes import trialbook, wait_for_no_survivors
 
 BURST = 200
 STRAYS_PER_TRIAL = 1 + (1 + BURST) + 1
 """The ``setsid -f`` sleep, the burst's shell and its children, the cleared-environment sleep."""
 IN_GROUP_PER_TRIAL = 3
 TRIALS = 4
-
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    value = unique_marker()
-    yield value
-    kill_survivors(value)
 
 
 def _script(marker: str, ready: Path) -> str:

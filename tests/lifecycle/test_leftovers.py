@@ -7,29 +7,17 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from trialbook._owner import owner_tag, start_time
 
 from .escapes import (
     TRIALBOOK,
-    kill_survivors,
     survivors,
     trialbook,
-    unique_marker,
     wait_for_no_survivors,
     write_eval,
 )
-
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    value = unique_marker()
-    yield value
-    kill_survivors(value)
 
 
 def _killed_run(tmp_path: Path, marker: str) -> tuple[Path, Path]:

@@ -401,13 +401,6 @@ def _run_e2e(folder: Path, script: str, *, trials: int, concurrency: int, timeou
     return run_as_ci(evals, folder / "runs", concurrency)
 
 
-@pytest.fixture
-def marker() -> Iterator[str]:
-    value = unique_marker()
-    yield value
-    kill_survivors(value)
-
-
 def test_a_trial_planting_a_file_on_a_later_trials_results_folder_stops_the_run_cleanly(
     tmp_path: Path, scratch: Path, marker: str
 ) -> None:

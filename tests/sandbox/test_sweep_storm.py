@@ -10,12 +10,11 @@ be gone, and the neighbour's process must still run until its own trial ends.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.lifecycle.escapes import kill_survivors, survivors, unique_marker, wait_for_no_survivors
+from tests.lifecycle.escapes import survivors, wait_for_no_survivors
 from tests.sandbox.procs import read_pids, running, wait_gone
 from trialbook.sandbox import _sweep, run_process
 from trialbook.sandbox._procfs import has_procfs
@@ -24,13 +23,6 @@ from trialbook.sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 pytestmark = pytest.mark.skipif(not has_procfs(), reason="no /proc on this system (documented limit)")
 
 ENV = {"PATH": "/usr/bin:/bin"}
-
-
-@pytest.fixture
-def marker() -> Iterator[str]:
-    value = unique_marker()
-    yield value
-    kill_survivors(value)
 
 
 def _run(scope: TrialScope, script: str, cwd: Path) -> None:
