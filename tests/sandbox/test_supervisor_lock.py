@@ -70,6 +70,17 @@ def _lock_free_meanwhile(owner: Supervisor) -> bool:
     return done.wait(WAIT_S)
 
 
+def _lock_free_during(blocked: Blocked, work: Callable[[], object], owner: Supervisor, what: str) -> None:
+    """Run ``work`` in a thread until it reaches the blocked read, and check the lock is free then."""
+    thread = _in_thread(work)
+    assert blocked.entered.wait(WAIT_S), f"{what} was never read"
+    try:
+        assert _lock_free_meanwhile(owner), f"the lock was held while {what} was read"
+    finally:
+        blocked.go()
+        thread.join(WAIT_S)
+
+
 def test_opening_a_trial_reads_the_pid_cursor_outside_the_lock(
     owner: Supervisor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -77,13 +88,7 @@ def test_opening_a_trial_reads_the_pid_cursor_outside_the_lock(
     monkeypatch.setattr(supervisor, "cursor", blocked)
     monkeypatch.setenv("TRIALBOOK_CGROUP", "off")
     opened: list[TrialScope] = []
-    opening = _in_thread(lambda: opened.append(owner.open_trial()))
-    assert blocked.entered.wait(WAIT_S), "the trial never read the pid cursor"
-    try:
-        assert _lock_free_meanwhile(owner), "the lock was held while the pid cursor was read"
-    finally:
-        blocked.go()
-        opening.join(WAIT_S)
+    _lock_free_during(blocked, lambda: opened.append(owner.open_trial()), owner, "the pid cursor")
     assert [scope.marker in owner._scopes for scope in opened] == [True]
 
 
@@ -102,13 +107,7 @@ def test_giving_a_group_back_reads_it_outside_the_lock(
     monkeypatch.setattr(CgroupRoot, "reusable", staticmethod(blocked))
     # ``close`` ends the scope and gives its group back; with no process of it started, nothing to kill.
     monkeypatch.setattr(CgroupRoot, "kill", staticmethod(lambda *args, **kwargs: set()))
-    closing = _in_thread(scope.close)
-    assert blocked.entered.wait(WAIT_S), "the ended trial's group was never read"
-    try:
-        assert _lock_free_meanwhile(owner), "the lock was held while the ended trial's group was read"
-    finally:
-        blocked.go()
-        closing.join(WAIT_S)
+    _lock_free_during(blocked, scope.close, owner, "the ended trial's group")
     assert list(owner._scopes) == [holder.marker]
     # Read empty, so kept for the next trial: the read before the lock still decides.
     assert owner._cgroups._free == [group]

@@ -140,18 +140,13 @@ class CgroupRoot:
     @staticmethod
     def reusable(group: Path) -> bool:
         """Whether ``group`` is still there and has no member (:meth:`empty` counts a gone one)."""
-        try:
-            return not read_proc(f"{group}/cgroup.threads").split()
-        except OSError:
-            return False
+        threads = _threads(group)
+        return threads is not None and not threads
 
     @staticmethod
     def empty(group: Path) -> bool:
         """Whether ``group`` has no member now (one read, no waiting; a group that is gone has none)."""
-        try:
-            return not read_proc(f"{group}/cgroup.threads").split()
-        except OSError:
-            return True
+        return not _threads(group)
 
     @staticmethod
     def kill(group: Path, wait_s: float = 2.0, *, remove: bool = True) -> set[int]:
@@ -242,6 +237,14 @@ def _leave_runner(path: Path) -> None:
             _put(home, str(pid))
     with contextlib.suppress(OSError):
         runner.rmdir()
+
+
+def _threads(group: Path) -> list[bytes] | None:
+    """The thread ids ``group`` lists now; ``None`` when it cannot be read (it is gone, say)."""
+    try:
+        return read_proc(f"{group}/cgroup.threads").split()
+    except OSError:
+        return None
 
 
 def _members(group: Path) -> set[int]:
