@@ -105,15 +105,14 @@ class CgroupRoot:
         """The file a command writes ``0`` to, to enter ``group``: its thread, or its whole process."""
         return group / ("cgroup.threads" if self.threaded else "cgroup.procs")
 
-    def give_back(self, group: Path, *, empty: bool | None = None) -> None:
-        """An ended trial's group: kept for the next trial if it is empty now, otherwise removed.
+    def give_back(self, group: Path, *, empty: bool) -> None:
+        """An ended trial's group: kept for the next trial if ``empty``, otherwise removed.
 
-        Nothing of the ended trial joins it later: a process enters its trial's group as its own first
-        step, and the trial's end killed every process that could still take it. So ``empty`` (what
-        :meth:`reusable` said once the trial ended) can be read before the caller takes its lock;
-        without it the group is read here.
+        ``empty`` is what :meth:`reusable` said once the trial ended, read before the caller took its
+        lock. Nothing of the ended trial joins the group later: a process enters its trial's group as its
+        own first step, and the trial's end killed every process that could still take it.
         """
-        if self.reusable(group) if empty is None else empty:
+        if empty:
             self._free.append(group)
             return
         with contextlib.suppress(OSError):
