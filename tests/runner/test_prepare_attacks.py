@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lifecycle.escapes import kill_survivors, unique_marker, wait_for_no_survivors
+from tests.lifecycle.escapes import wait_for_no_survivors
 from trialbook.agents.script import ScriptAgent, script_agent
 from trialbook.errors import RunAbortedError
 from trialbook.masking import Masker
@@ -119,7 +119,7 @@ SHIMS = (ShimConfig("fake-tool", "stub", "echo shimmed"),)
 class Bench:
     """Runs trials one at a time with a remover that keeps their folders for the next trial."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, marker: str) -> None:
         self.root = tmp_path / "sandboxes"
         self.spare = tmp_path / "spare"
         self.results = tmp_path / "results" / "evals" / "e" / "s"
@@ -136,7 +136,7 @@ class Bench:
             (self.template / name).write_text(text)
         self.lister = tmp_path / "lister.py"
         self.lister.write_text(LISTER)
-        self.marker = unique_marker()
+        self.marker = marker
         self.remover = SandboxRemover(limit=1, keep=2)
         self.count = 0
 
@@ -206,10 +206,9 @@ class Bench:
 
 
 @pytest.fixture
-def bench(tmp_path: Path) -> Iterator[Bench]:
-    made = Bench(tmp_path)
+def bench(tmp_path: Path, marker: str) -> Iterator[Bench]:
+    made = Bench(tmp_path, marker)  # the marker fixture kills what still carries it afterwards
     yield made
-    kill_survivors(made.marker)
     subprocess.run(["chattr", "-R", "-i", str(tmp_path)], capture_output=True, check=False)
 
 
