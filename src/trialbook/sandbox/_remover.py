@@ -18,6 +18,10 @@ for :meth:`SandboxRemover.take` to hand to the next trial, when they pass for fr
 many trials may still ask (``wanted``), the remover stops emptying folders once every one of them has:
 a folder nobody will take is removed at once, less work than emptying it first (the last trials of
 every run, and both folders of a one-trial eval and its negative control).
+
+Given an :class:`~trialbook._inplace.InPlace`, a sandbox without a template copy is removed or emptied
+on the calling thread while that says so: a few system calls, cheaper there than the hop to a worker
+thread, until the disk or the agent's left-overs show otherwise. A template copy always goes to a thread.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from .._inplace import InPlace
 from ._sandbox import Sandbox, real_parent, remove_tree
 from ._shell import Shell, reset_shell
 
@@ -33,9 +38,16 @@ __all__ = ["SandboxRemover"]
 
 
 class SandboxRemover:
-    """Removes sandboxes on worker threads of its own, at most ``limit`` waiting at once."""
+    """Removes sandboxes on threads of its own (or in place: ``inplace``), at most ``limit`` waiting."""
 
-    def __init__(self, limit: int, workers: int = 2, keep: int = 0, wanted: int | None = None) -> None:
+    def __init__(
+        self,
+        limit: int,
+        workers: int = 2,
+        keep: int = 0,
+        wanted: int | None = None,
+        inplace: InPlace | None = None,
+    ) -> None:
         self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="trialbook-remove")
         self._room = threading.BoundedSemaphore(max(1, limit))
         self._lock = threading.Lock()
@@ -45,6 +57,7 @@ class SandboxRemover:
         self._shells: dict[Path, list[Shell]] = {}
         self._parents: dict[Path | None, Path] = {}
         self._wanted = wanted  # calls of take() still to come; None: unknown, keep folders for reuse
+        self._inplace = inplace
 
     @property
     def keeps(self) -> bool:
@@ -67,12 +80,17 @@ class SandboxRemover:
     def remove(self, sandbox: Sandbox) -> None:
         """Queue ``sandbox`` for removal; blocks while ``limit`` removals are already waiting.
 
-        Once the remover is closed the sandbox is removed here and now instead.
+        Once the remover is closed the sandbox is removed here and now instead; while its ``inplace``
+        says so, one without a template copy is removed (or emptied for reuse) here and now as well.
         """
         with self._lock:
             closed = self._closed
         if closed:
             sandbox.close()
+            return
+        inplace = self._inplace
+        if inplace is not None and inplace.active and sandbox.copy is None:
+            inplace.run(lambda: self._dispose(sandbox))
             return
         self._room.acquire()
         try:
@@ -83,14 +101,19 @@ class SandboxRemover:
 
     def _remove(self, sandbox: Sandbox) -> None:
         try:
+            self._dispose(sandbox)
+        finally:
+            self._room.release()
+
+    def _dispose(self, sandbox: Sandbox) -> None:
+        """Keep ``sandbox``'s folder for reuse if a trial may take it, else remove it; never raises."""
+        try:
             if self._keep and sandbox.marks is not None and self._asked_for() and self._kept(sandbox):
                 return
             sandbox.close()
         except Exception as exc:  # kept for close(), which returns it to the run to report
             with self._lock:
                 self._errors.append(f"could not remove the sandbox {sandbox.path}: {exc}")
-        finally:
-            self._room.release()
 
     def _asked_for(self) -> bool:
         """Whether a trial may still take one more kept folder than those already held."""
