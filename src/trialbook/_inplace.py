@@ -45,8 +45,6 @@ class InPlace:
         self._limit_s = limit_s
         self._left = strikes
         self._lock = threading.Lock()
-        self._inside = threading.local()  # a piece inside another (the folder handed over as the trial
-        # writes its transcripts) is part of it: timed, and counted, once
 
     @property
     def active(self) -> bool:
@@ -56,19 +54,14 @@ class InPlace:
     def run(self, function: Callable[[], _T]) -> _T:
         """Call ``function`` here and now; count it against the run if it turned out slow.
 
-        Its result and its exceptions are the caller's, as if it had been called directly. A call made
-        inside another on the same thread is part of that one and is not timed on its own.
+        Its result and its exceptions are the caller's, as if it had been called directly.
         """
-        if getattr(self._inside, "active", False):
-            return function()
-        self._inside.active = True
         waits = _slept()
         wall = time.perf_counter()
         cpu = time.thread_time()
         try:
             return function()
         finally:
-            self._inside.active = False
             used = time.thread_time() - cpu
             elapsed = time.perf_counter() - wall
             # Wall time not spent on the CPU is either sleep or the wait for a CPU; only a thread that

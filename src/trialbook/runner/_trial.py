@@ -289,13 +289,18 @@ async def run_trial(
         write = (
             None if checked is None else functools.partial(record_trial, request, checked, masker, capture)
         )
-        finish = functools.partial(_finish, scope, sandbox, request.keep_sandbox, remover, write)
+        recorded: Recorded | None
         if inplace is not None and inplace.active and _quick(request):
             # A few small files written and a few folders emptied: cheaper here than the hop to a thread
-            # (see trialbook._inplace), and nothing here awaits, so no cancellation cuts it short.
-            (closed, recorded), cancelled = inplace.run(finish), False
+            # (see trialbook._inplace), and nothing here awaits, so no cancellation cuts it short. The
+            # writes and the folder (which the remover times itself) count; ending the scope does not:
+            # only the run's last open scope waits (for the kernel, to leave its cgroups), and then no
+            # other trial is running for the wait to hold up.
+            closed = _clean_up(scope, sandbox, request.keep_sandbox, remover)
+            recorded, cancelled = (None if write is None else inplace.run(write)), False
         else:
             # In a worker thread, like the sandbox: the slot is free already, and the disk may be slow.
+            finish = functools.partial(_finish, scope, sandbox, request.keep_sandbox, remover, write)
             (closed, recorded), cancelled = await settle(finish)
         kept = closed if request.keep_sandbox else None
     if cancelled:
