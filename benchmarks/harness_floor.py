@@ -327,7 +327,9 @@ def _split(runs: list[dict[str, Any]], trials: int) -> list[str]:
             per_run.append(float(spent) / (trials - 1) * 1000)
         return float(statistics.median(per_run))
 
-    return [f"{marginal(part):.2f}" for part in ("main", "workers", "children")]
+    # The worker threads' share is the process's CPU less the loop thread's, marginal over two runs: with
+    # the threads idle it is a difference of near-equal figures, whose rounding must not print as -0.00.
+    return [f"{round(marginal(part), 2) + 0.0:.2f}" for part in ("main", "workers", "children")]
 
 
 def _split_table(rows: list[list[str]]) -> None:
