@@ -4,7 +4,7 @@ A trial without a template ends with a few small writes (``result.json``, ``chan
 removals (its folder emptied for the next trial). Handing that to a worker thread costs the event loop
 more than doing it: the hop itself, and from then on the loop and the thread take turns at the
 interpreter lock at every system call the thread makes. With 200 trivial trials at concurrency 4 on a
-2-core machine, doing both on the loop cut a trial's cost by 0.6-0.9 ms (see ``benchmarks/README.md``).
+2-core machine, doing both on the loop cut a trial's cost by 0.4-1.6 ms (see ``benchmarks/README.md``).
 
 Where the disk makes each operation wait (a network file system, a device that blocks on discards), or
 where an agent left a tree of thousands of files, the same work would hold the loop up, and every
