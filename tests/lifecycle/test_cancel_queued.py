@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.runner.local import write_script_eval
 from trialbook.evidence import load_suite
 
 from .escapes import trialbook, wait_for_no_survivors
@@ -26,13 +27,13 @@ def _write_eval(root: Path, marker: str) -> None:
         f"if mkdir {root / 'first'} 2>/dev/null; then echo first; exit 0; fi; "
         f"touch {root}/running-$$; exec -a {marker} sleep 300"
     )
-    path = root / "evals" / "queued.eval.yaml"
-    path.parent.mkdir(parents=True)
-    path.write_text(
-        "prompt_text: wait\n"
-        f"agents: [{{name: s, script: {script!r}}}]\n"
-        f"timeout: 120\ntrials: {TRIALS}\n"
-        "assert:\n  - succeeds: 'true'\n"
+    write_script_eval(
+        root / "evals" / "queued.eval.yaml",
+        script,
+        trials=TRIALS,
+        checks="  - succeeds: 'true'\n",
+        prompt="wait",
+        extra="timeout: 120\n",
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -34,3 +35,18 @@ def run_as_ci(evals: Path, runs_dir: Path, concurrency: int) -> RunReport:
         environ={**os.environ, "CI": "true"},
     )
     return run(options)
+
+
+def write_script_eval(
+    path: Path, script: str, *, trials: int, checks: str, prompt: str = "work", extra: str = ""
+) -> Path:
+    """The eval file ``path``: one script agent ``s`` running ``script``, ``trials`` trials, ``checks``.
+
+    ``checks`` are the ``assert:`` list's YAML lines; ``extra`` top-level lines (``timeout: 120``).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f"prompt_text: {prompt}\nagents: [{{name: s, script: {json.dumps(script)}}}]\n"
+        f"{extra}trials: {trials}\nassert:\n{checks}"
+    )
+    return path

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.runner.local import write_script_eval
 from trialbook._inplace import STRIKES, InPlace
 from trialbook.runner import RunOptions, _engine, run
 from trialbook.sandbox._remover import SandboxRemover
@@ -29,17 +30,7 @@ LITTER = (
     "&& echo ok > out.txt"
 )
 
-
-def _eval(folder: Path, script: str, trials: int) -> Path:
-    path = folder / "evals" / "litter.eval.yaml"
-    path.parent.mkdir(parents=True)
-    path.write_text(
-        "prompt_text: work\n"
-        f"agents: [{{name: s, script: {json.dumps(script)}}}]\n"
-        f"trials: {trials}\n"
-        "assert:\n  - file_contains: {path: out.txt, pattern: ok}\n"
-    )
-    return path
+CHECK = "  - file_contains: {path: out.txt, pattern: ok}\n"
 
 
 def _run(
@@ -56,7 +47,11 @@ def _run(
     monkeypatch.setattr(SandboxRemover, "_dispose", dispose)
     report = run(
         RunOptions(
-            paths=(_eval(tmp_path, script, trials),),
+            paths=(
+                write_script_eval(
+                    tmp_path / "evals" / "litter.eval.yaml", script, trials=trials, checks=CHECK
+                ),
+            ),
             concurrency=2,
             unsafe_local=True,
             results_dir=tmp_path / "results",
