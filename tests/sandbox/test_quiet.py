@@ -10,13 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.sandbox.procs import read_pids, running, wait_gone
 from tests.sandbox.procs import run_in_trial as _run
-from trialbook.sandbox import _sweep, run_process
+from trialbook.sandbox import _pidcursor, _sweep, run_process
 from trialbook.sandbox._procfs import has_procfs
 from trialbook.sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 
@@ -149,3 +150,87 @@ def test_a_look_leaves_other_running_trials_processes_unread(
         assert leader not in asked
     finally:
         other.close()
+
+
+def _beside_another_trial(tmp_path: Path, then: Callable[[int], None]) -> None:
+    """Call ``then`` with the pid of another open trial's command while it runs (``sleep 300``)."""
+    other = supervisor().open_trial()
+
+    async def both() -> None:
+        theirs = asyncio.ensure_future(
+            run_process(["sleep", "300"], cwd=tmp_path, env=other.env(ENV), timeout_s=60)
+        )
+        while not other.leaders:
+            await asyncio.sleep(0.01)
+        (leader,) = other.leaders
+        try:
+            await asyncio.to_thread(then, leader)
+            assert running(leader)
+        finally:
+            theirs.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await theirs
+
+    try:
+        asyncio.run(both())
+    finally:
+        other.close()
+
+
+def test_a_look_does_not_read_another_trials_command_at_all(
+    scope: TrialScope, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command not waited for yet keeps its pid, started with its own trial's marker: nothing to read."""
+    read: list[int] = []
+    entry = _pidcursor.entry  # type: ignore[attr-defined]
+
+    def reading(pid: int) -> object:
+        read.append(pid)
+        return entry(pid)
+
+    def look(leader: int) -> None:
+        _run(scope, "true", tmp_path)
+        monkeypatch.setattr(_pidcursor, "entry", reading)
+        assert _quiet_soon(scope)
+        assert read  # the look went through the pid cursor: it read its own command's pid at least
+        assert leader not in read
+
+    _beside_another_trial(tmp_path, look)
+
+
+def test_an_escapee_is_found_beside_another_trials_running_command(scope: TrialScope, tmp_path: Path) -> None:
+    """Leaving the other trial's command unread never leaves one of this trial's processes unread."""
+
+    def escape(leader: int) -> None:
+        (pid,) = _escape(scope, tmp_path, "new session")
+        assert not scope.quiet()
+        assert scope.sweep() == 1
+        assert wait_gone([pid]) == []
+        assert running(leader)
+
+    _beside_another_trial(tmp_path, escape)
+
+
+def test_a_look_reads_this_trials_own_running_command_beside_another_trials(
+    scope: TrialScope, tmp_path: Path
+) -> None:
+    """Only other trials' commands are left unread: one of this trial's own, still running, is alive."""
+
+    def look(leader: int) -> None:
+        async def mine() -> None:
+            ours = asyncio.ensure_future(
+                run_process(["sleep", "300"], cwd=tmp_path, env=scope.env(ENV), timeout_s=60)
+            )
+            while not scope.leaders:
+                await asyncio.sleep(0.01)
+            try:
+                assert not scope.quiet()
+                assert scope.settled is None
+            finally:
+                ours.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await ours
+
+        asyncio.run(mine())
+
+    _beside_another_trial(tmp_path, look)

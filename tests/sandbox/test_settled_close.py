@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.sandbox.procs import read_pids, running, wait_gone
-from trialbook.sandbox import _sweep, run_process
+from trialbook.sandbox import _pidcursor, _sweep, run_process
 from trialbook.sandbox import supervisor as supervisor_module
 from trialbook.sandbox._procfs import has_procfs
 from trialbook.sandbox.supervisor import TrialScope, supervisor
@@ -115,6 +115,57 @@ def test_a_process_forked_while_the_pass_looks_is_killed_when_the_trial_ends(
     assert scope.close() == 1
     assert wait_gone([sleeper]) == []
     assert scope.killed == 1
+
+
+@pytest.mark.parametrize("first", ["look", "sweep"])
+def test_a_process_forked_between_the_cursor_and_the_listing_is_killed_when_the_trial_ends(
+    scope: TrialScope, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str
+) -> None:
+    """Its pid is past the one the pass lists up to, so only the pid read again at its end tells."""
+    outcome = asyncio.run(run_process(["true"], cwd=tmp_path, env=scope.env(ENV), timeout_s=60))
+    assert outcome.returncode == 0
+    pids = tmp_path / "pids"
+    reading = _sweep.cursor  # type: ignore[attr-defined]
+    started: list[subprocess.Popen[bytes]] = []
+
+    def forking(*args: object, **kwargs: object) -> object:
+        now = reading(*args, **kwargs)  # type: ignore[arg-type]
+        if not started:  # once, after the pass read how far the pids went and before it lists them
+            started.append(_marked_sleeper(scope, pids))
+            started[0].wait()
+        return now
+
+    monkeypatch.setattr(_sweep, "cursor", forking)
+    _first_pass(scope, first)  # the pass did not list it
+    (sleeper,) = _wait_pids(pids)
+    assert running(sleeper)
+    assert scope.settled is None
+    monkeypatch.setattr(_sweep, "cursor", reading)
+    assert scope.close() == 1
+    assert wait_gone([sleeper]) == []
+
+
+def test_a_settling_look_reads_the_fork_count_once(
+    scope: TrialScope, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``/proc/stat`` costs twice what ``/proc/loadavg`` does: the pass's cursor reads it, nothing else."""
+    outcome = asyncio.run(run_process(["true"], cwd=tmp_path, env=scope.env(ENV), timeout_s=60))
+    assert outcome.returncode == 0
+    counted: list[int] = []
+    read = _pidcursor.read_proc  # type: ignore[attr-defined]
+
+    def counting(path: str) -> bytes:
+        counted.extend([1] if path == "/proc/stat" else [])
+        return read(path)
+
+    monkeypatch.setattr(_pidcursor, "read_proc", counting)
+    for _ in range(50):
+        counted.clear()
+        assert scope.quiet()
+        if scope.settled is not None:
+            break
+    assert scope.settled == 1
+    assert counted == [1]
 
 
 def test_a_command_whose_pid_an_earlier_one_had_still_counts_as_started(

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from .._records import FrozenRecord, frozen_record
 from ._procfs import ProcEntry, entry, read_proc
 
-__all__ = ["Cursor", "cursor", "forks", "span", "young"]
+__all__ = ["Cursor", "cursor", "forks", "last_pid", "span", "young"]
 
 _PROBE_LIMIT = 32
 """Up to this many new pids are read one by one; more, and one listing of ``/proc`` is cheaper."""
@@ -59,6 +59,17 @@ def _loadavg() -> tuple[int, int] | None:
         return None
 
 
+def last_pid() -> int | None:
+    """The last pid handed out in this pid namespace (``/proc/loadavg``); ``None`` where not shown.
+
+    Every new process or thread takes a pid here, one made in a nested namespace included, so two equal
+    readings a moment apart say that nothing was made in between: going round all ``pid_max`` pids in
+    that moment is out of reach. Less than half the cost of reading the fork count in ``/proc/stat``.
+    """
+    load = _loadavg()
+    return None if load is None else load[1]
+
+
 def cursor(*, before: bool = True) -> Cursor | None:
     """The pid cursor now; ``None`` where the kernel does not show it.
 
@@ -95,8 +106,11 @@ def span(start: Cursor, now: Cursor) -> range | None:
     return range(start.last_pid + 1, now.last_pid + 1)
 
 
-def young(pids: range) -> list[ProcEntry]:
-    """The live or zombie processes (not threads, not kernel threads) whose pid is in ``pids``."""
+def young(pids: range, skip: Collection[int] = frozenset()) -> list[ProcEntry]:
+    """The live or zombie processes (not threads, not kernel threads) whose pid is in ``pids``.
+
+    Pids in ``skip`` are left unread: processes the caller knows already (see ``Supervisor._kill``).
+    """
     if len(pids) <= _PROBE_LIMIT:
         candidates: Iterable[int] = pids
     else:
@@ -108,6 +122,6 @@ def young(pids: range) -> list[ProcEntry]:
     me = os.getpid()
     found = []
     for pid in candidates:
-        if pid != me and (found_entry := entry(pid)) is not None:
+        if pid != me and pid not in skip and (found_entry := entry(pid)) is not None:
             found.append(found_entry)
     return found

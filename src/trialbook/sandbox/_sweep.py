@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .._records import Record
-from ._pidcursor import Cursor, cursor, forks, span, young
+from ._pidcursor import Cursor, cursor, last_pid, span, young
 from ._procfs import ProcEntry, environ_value, marker, mid_exec, processes, read_proc
 
 __all__ = ["Criteria", "Swept", "doomed", "kill_until_clean", "reap", "table", "wait_exit"]
@@ -45,16 +45,19 @@ class Criteria(Record):
     any time) are the trials', even where ``sessions`` cannot be trusted (see ``held_sessions``)."""
 
 
-def table(start: Cursor | None, since: int | None) -> tuple[list[ProcEntry], Cursor | None, bool]:
+def table(
+    start: Cursor | None, since: int | None, skip: Collection[int] = frozenset()
+) -> tuple[list[ProcEntry], Cursor | None, bool]:
     """The processes started after ``start``, the cursor now, and whether the pid cursor was enough.
 
     When it was not (no cursor, or the pids may have wrapped around), every process started since
-    ``since`` (boot ticks; ``None`` for all) is listed instead.
+    ``since`` (boot ticks; ``None`` for all) is listed instead. Through the cursor, pids in ``skip``
+    are not read (see :func:`kill_until_clean`).
     """
     now = cursor(before=False)
     pids = span(start, now) if start is not None and now is not None else None
     if pids is not None:
-        return young(pids), now, True
+        return young(pids, skip), now, True
     return list(processes(None, since=since)), now, False
 
 
@@ -157,7 +160,8 @@ class Swept(Record):
     clean: Cursor | None
     """The cursor of the pass that found nobody alive: everything up to it was looked at."""
     quiet: bool = False
-    """With ``settle``: a pass found nobody alive, and the machine made no process from the start to the end.
+    """With ``settle``: a pass found nobody alive, and no pid was handed out from its reading of the pid
+    cursor to its end: the machine made no process meanwhile.
 
     Then that pass saw every process there was, and none of the trials' was alive when it ended. A pass
     alone cannot tell: a process forked during it (its pid past the cursor the pass read, its dying
@@ -171,6 +175,7 @@ def kill_until_clean(
     *,
     probe: bool = False,
     settle: bool = False,
+    skip: Collection[int] = frozenset(),
 ) -> Swept:
     """SIGKILL the trials' processes until a full pass finds none of them alive.
 
@@ -178,13 +183,14 @@ def kill_until_clean(
     between passes it waits for the killed ones to exit, so a pass never sees them dying. With ``probe``
     it makes one pass and never waits: if that pass finds a process to kill (or one it cannot tell
     yet), nothing is killed and ``clean`` stays ``None``, for the caller to sweep where it may wait.
-    With ``settle`` the machine's fork count is read before and after, for :attr:`Swept.quiet`.
+    With ``settle`` the last pid handed out is read again once a pass found nobody alive, for
+    :attr:`Swept.quiet`. ``skip``: pids the pid cursor's passes need not read, each a process known
+    to be no swept trial's: another trial's command, not waited for yet, so its pid is still its own.
     """
     me = os.getpid()
     swept = Swept(set(), set(), None)
-    made = forks() if settle else None
     for _ in range(_MAX_ROUNDS):
-        entries, now, _ = table(start, since)
+        entries, now, _ = table(start, since, skip)
         judged = criteria(now)
         found = doomed(entries, judged)
         alive = {e.pid for e in entries if e.pid in found and e.state != "Z"}
@@ -209,7 +215,7 @@ def kill_until_clean(
                 time.sleep(0.001)
                 continue
             swept.clean = now
-            swept.quiet = made is not None and forks() == made
+            swept.quiet = settle and now is not None and last_pid() == now.last_pid
             break
         for pid in alive:
             with contextlib.suppress(OSError):

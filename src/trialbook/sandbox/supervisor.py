@@ -351,7 +351,7 @@ class Supervisor:
             # An agent that is a command: the trial has nothing of its own running inside trialbook.
             commanded = commands > 0 and scope.elsewhere == 0
         scope.settled = None
-        settle = commanded and not last  # else no later pass can be left out: the fork count is not read
+        settle = commanded and not last  # else no later pass can be left out: the pid is not read again
         swept = self._kill({scope.marker}, leaders, advance=scope, probe=probe, settle=settle)
         if swept is not None and swept.quiet and settle:
             scope.settled = commands
@@ -392,6 +392,9 @@ class Supervisor:
             sessions = [(scope, frozenset(scope.sessions)) for scope in scopes]
             held = {pid: at for scope in scopes for pid, at in scope.held_sessions().items()}
             others = [(s, frozenset(s.sessions)) for s in self._scopes.values() if s.marker not in markers]
+            # Other trials' commands not waited for yet: each pid is still its command's (started with
+            # that trial's marker, in a session of its own, a child of trialbook), so no pass reads it.
+            known = {pid for s, _ in others for pid in s.leaders} - roots
         start: Cursor | None = None
         if scopes and len(scopes) == len(markers):  # every marker is an open trial's
             marks = [scope.swept for scope in scopes if scope.swept is not None]
@@ -404,7 +407,7 @@ class Supervisor:
             theirs = {pid for scope, ids in others if scope.trusts_sessions(now) for pid in ids}
             return Criteria(TRIAL_MARKER, markers, roots, mine, theirs, held)
 
-        swept = kill_until_clean(start, since, criteria, probe=probe, settle=settle)
+        swept = kill_until_clean(start, since, criteria, probe=probe, settle=settle, skip=known)
         if probe and swept.clean is None:
             return None
         if advance is not None and swept.clean is not None:
