@@ -113,45 +113,6 @@ def test_without_proc_the_look_never_claims_quiet(scope: TrialScope, monkeypatch
     assert not scope.quiet()
 
 
-def test_a_look_leaves_other_running_trials_processes_unread(
-    scope: TrialScope, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A process in another running trial's command session is that trial's (no process joins a session
-    it did not start): a look does not read it to see whether it is mid-exec, and finds its trial quiet."""
-    other = supervisor().open_trial()
-    asked: list[int] = []
-    real = _sweep.mid_exec  # type: ignore[attr-defined]
-
-    def mid_exec(pid: int) -> bool:
-        asked.append(pid)
-        return bool(real(pid))
-
-    async def both() -> int:
-        theirs = asyncio.ensure_future(
-            run_process(["sleep", "300"], cwd=tmp_path, env=other.env(ENV), timeout_s=60)
-        )
-        while not other.leaders:
-            await asyncio.sleep(0.01)
-        (leader,) = other.leaders
-        try:
-            mine = await run_process(["true"], cwd=tmp_path, env=scope.env(ENV), timeout_s=60)
-            assert mine.returncode == 0
-            monkeypatch.setattr(_sweep, "mid_exec", mid_exec)
-            assert _quiet_soon(scope)
-            assert running(leader)
-            return leader
-        finally:
-            theirs.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await theirs
-
-    try:
-        leader = asyncio.run(both())
-        assert leader not in asked
-    finally:
-        other.close()
-
-
 def _beside_another_trial(tmp_path: Path, then: Callable[[int], None]) -> None:
     """Call ``then`` with the pid of another open trial's command while it runs (``sleep 300``)."""
     other = supervisor().open_trial()
@@ -177,23 +138,33 @@ def _beside_another_trial(tmp_path: Path, then: Callable[[int], None]) -> None:
         other.close()
 
 
-def test_a_look_does_not_read_another_trials_command_at_all(
+def test_a_look_leaves_other_running_trials_commands_unread(
     scope: TrialScope, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A command not waited for yet keeps its pid, started with its own trial's marker: nothing to read."""
+    """Another running trial's command, not waited for yet, keeps its pid and runs in a session of its own
+    with its own trial's marker: a look neither reads it nor asks whether it is mid-exec, and finds its
+    own trial quiet."""
     read: list[int] = []
+    asked: list[int] = []
     entry = _pidcursor.entry  # type: ignore[attr-defined]
+    mid_exec = _sweep.mid_exec  # type: ignore[attr-defined]
 
     def reading(pid: int) -> object:
         read.append(pid)
         return entry(pid)
 
+    def asking(pid: int) -> bool:
+        asked.append(pid)
+        return bool(mid_exec(pid))
+
     def look(leader: int) -> None:
         _run(scope, "true", tmp_path)
         monkeypatch.setattr(_pidcursor, "entry", reading)
+        monkeypatch.setattr(_sweep, "mid_exec", asking)
         assert _quiet_soon(scope)
         assert read  # the look went through the pid cursor: it read its own command's pid at least
         assert leader not in read
+        assert leader not in asked
 
     _beside_another_trial(tmp_path, look)
 

@@ -87,62 +87,40 @@ def test_a_trial_settled_by_its_pass_ends_without_another(
 
 
 @pytest.mark.parametrize("first", ["look", "sweep"])
+@pytest.mark.parametrize("when", ["after the listing", "between the cursor and the listing"])
 def test_a_process_forked_while_the_pass_looks_is_killed_when_the_trial_ends(
-    scope: TrialScope, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str
+    scope: TrialScope, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str, when: str
 ) -> None:
-    """Its pid is past the cursor the pass read, and its parent is gone before the pass reads that."""
+    """Its pid is past the cursor the pass read, and its parent is gone before the pass reads that.
+
+    Forked after the pass read how far the pids went, before or after it listed them: only the last
+    pid, read again as the pass ends, tells.
+    """
     # The agent, a command: else no pass settles the trial whatever the machine does.
     outcome = asyncio.run(run_process(["true"], cwd=tmp_path, env=scope.env(ENV), timeout_s=60))
     assert outcome.returncode == 0
     pids = tmp_path / "pids"
-    table = _sweep.table
+    name = "table" if when == "after the listing" else "cursor"
+    real = getattr(_sweep, name)
     started: list[subprocess.Popen[bytes]] = []
 
     def forking(*args: object, **kwargs: object) -> object:
-        listed = table(*args, **kwargs)  # type: ignore[arg-type]
-        if not started:  # once: as a trial's process would fork right after the listing was read
+        read = real(*args, **kwargs)
+        if not started:  # once: as a trial's process would fork right then
             started.append(_marked_sleeper(scope, pids))
             started[0].wait()  # ``setsid -f`` returns at once: the parent is gone, the sleeper runs
-        return listed
+        return read
 
-    monkeypatch.setattr(_sweep, "table", forking)
+    monkeypatch.setattr(_sweep, name, forking)
     _first_pass(scope, first)  # the pass did not see it
     (sleeper,) = _wait_pids(pids)
     assert running(sleeper)
     assert scope.settled is None  # the machine made a process while the pass looked
-    monkeypatch.setattr(_sweep, "table", table)
+    monkeypatch.setattr(_sweep, name, real)
     assert not scope.quiet()  # a look now finds it
     assert scope.close() == 1
     assert wait_gone([sleeper]) == []
     assert scope.killed == 1
-
-
-@pytest.mark.parametrize("first", ["look", "sweep"])
-def test_a_process_forked_between_the_cursor_and_the_listing_is_killed_when_the_trial_ends(
-    scope: TrialScope, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: str
-) -> None:
-    """Its pid is past the one the pass lists up to, so only the pid read again at its end tells."""
-    outcome = asyncio.run(run_process(["true"], cwd=tmp_path, env=scope.env(ENV), timeout_s=60))
-    assert outcome.returncode == 0
-    pids = tmp_path / "pids"
-    reading = _sweep.cursor  # type: ignore[attr-defined]
-    started: list[subprocess.Popen[bytes]] = []
-
-    def forking(*args: object, **kwargs: object) -> object:
-        now = reading(*args, **kwargs)  # type: ignore[arg-type]
-        if not started:  # once, after the pass read how far the pids went and before it lists them
-            started.append(_marked_sleeper(scope, pids))
-            started[0].wait()
-        return now
-
-    monkeypatch.setattr(_sweep, "cursor", forking)
-    _first_pass(scope, first)  # the pass did not list it
-    (sleeper,) = _wait_pids(pids)
-    assert running(sleeper)
-    assert scope.settled is None
-    monkeypatch.setattr(_sweep, "cursor", reading)
-    assert scope.close() == 1
-    assert wait_gone([sleeper]) == []
 
 
 def test_a_settling_look_reads_the_fork_count_once(
