@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -113,24 +113,31 @@ def test_without_proc_the_look_never_claims_quiet(scope: TrialScope, monkeypatch
     assert not scope.quiet()
 
 
+@contextlib.asynccontextmanager
+async def _sleeping(scope: TrialScope, tmp_path: Path) -> AsyncIterator[int]:
+    """A command of ``scope``'s (``sleep 300``) running in the body, its pid given; cancelled after it."""
+    command = asyncio.ensure_future(
+        run_process(["sleep", "300"], cwd=tmp_path, env=scope.env(ENV), timeout_s=60)
+    )
+    while not scope.leaders:
+        await asyncio.sleep(0.01)
+    (leader,) = scope.leaders
+    try:
+        yield leader
+    finally:
+        command.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await command
+
+
 def _beside_another_trial(tmp_path: Path, then: Callable[[int], None]) -> None:
     """Call ``then`` with the pid of another open trial's command while it runs (``sleep 300``)."""
     other = supervisor().open_trial()
 
     async def both() -> None:
-        theirs = asyncio.ensure_future(
-            run_process(["sleep", "300"], cwd=tmp_path, env=other.env(ENV), timeout_s=60)
-        )
-        while not other.leaders:
-            await asyncio.sleep(0.01)
-        (leader,) = other.leaders
-        try:
+        async with _sleeping(other, tmp_path) as leader:
             await asyncio.to_thread(then, leader)
             assert running(leader)
-        finally:
-            theirs.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await theirs
 
     try:
         asyncio.run(both())
@@ -189,18 +196,9 @@ def test_a_look_reads_this_trials_own_running_command_beside_another_trials(
 
     def look(leader: int) -> None:
         async def mine() -> None:
-            ours = asyncio.ensure_future(
-                run_process(["sleep", "300"], cwd=tmp_path, env=scope.env(ENV), timeout_s=60)
-            )
-            while not scope.leaders:
-                await asyncio.sleep(0.01)
-            try:
+            async with _sleeping(scope, tmp_path):
                 assert not scope.quiet()
                 assert scope.settled is None
-            finally:
-                ours.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await ours
 
         asyncio.run(mine())
 

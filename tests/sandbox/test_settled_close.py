@@ -133,7 +133,8 @@ def test_a_settling_look_reads_the_fork_count_once(
     read = _pidcursor.read_proc  # type: ignore[attr-defined]
 
     def counting(path: str) -> bytes:
-        counted.extend([1] if path == "/proc/stat" else [])
+        if path == "/proc/stat":
+            counted.append(1)
         return read(path)
 
     monkeypatch.setattr(_pidcursor, "read_proc", counting)
