@@ -51,8 +51,14 @@ def render_cli_reference() -> str:
     root = click.Context(cli, info_name="trialbook", terminal_width=100, max_content_width=100, **_SETTINGS)
     parts = [_INTRO, "## trialbook\n", "```text\n" + cli.get_help(root) + "\n```\n"]
     for name in sorted(cli.commands):
+        command = cli.commands[name]
         parts.append(f"## trialbook {name}\n")
-        parts.append("```text\n" + _help(cli.commands[name], name, root) + "\n```\n")
+        parts.append("```text\n" + _help(command, name, root) + "\n```\n")
+        if isinstance(command, click.Group):  # ``skills check``: each subcommand gets its own section
+            group = click.Context(command, info_name=name, parent=root, **_SETTINGS)
+            for sub in sorted(command.commands):
+                parts.append(f"### trialbook {name} {sub}\n")
+                parts.append("```text\n" + _help(command.commands[sub], sub, group) + "\n```\n")
     return "\n".join(parts)
 
 
