@@ -58,6 +58,10 @@ _COMMANDS = {
         ".schema_cmd:schema_command",
         "Print the JSON Schema of eval files (point your editor's YAML language server at it).",
     ),
+    "skills": LazyCommand(
+        ".skills_cmd:skills_command",
+        "Check the repository's skills and instruction files without running an agent.",
+    ),
     "clean": LazyCommand(
         ".clean_cmd:clean_command",
         "Remove sandboxes and temp files left by trialbook runs whose process is gone (killed, crashed).",
