@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ._pattern import Pattern, PatternLike
     from ._quick import quick_checks
     from ._trial import Call, CommandOutcome, FinishedTrial
+    from ._triggered import Triggered, trigger_state
 
 _LAZY = {
     "Assertion": "_base",
@@ -54,6 +55,8 @@ _LAZY = {
     "Call": "_trial",
     "CommandOutcome": "_trial",
     "FinishedTrial": "_trial",
+    "Triggered": "_triggered",
+    "trigger_state": "_triggered",
 }
 
 
@@ -77,6 +80,7 @@ __all__ = [
     "RanInOrder",
     "SkillUsed",
     "Succeeds",
+    "Triggered",
     "assert_that",
     "evaluate_all",
     "file_contains",
@@ -88,4 +92,5 @@ __all__ = [
     "ran_in_order",
     "skill_used",
     "succeeds",
+    "trigger_state",
 ]

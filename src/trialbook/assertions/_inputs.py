@@ -10,7 +10,7 @@ from ..evidence import AgentResult, AssertionRecord, InstructionLoad, JsonObject
 from ._base import make_label
 from ._trial import FinishedTrial
 
-__all__ = ["NO_AUDIT", "Loaded", "SkillUsed", "find_row", "loaded", "skill_used"]
+__all__ = ["NO_AUDIT", "Loaded", "SkillUsed", "find_row", "loaded", "skill_used", "uses_skill"]
 
 NO_AUDIT = (
     "no request audit ran, so whether it reached the model is unknown; set audit_requests: true on the "
@@ -70,7 +70,8 @@ class Loaded:
         return {"kind": self.kind, "name": self.name}
 
 
-def _uses(call_name: str, arguments: object, skill: str, skill_file: str | None) -> bool:
+def uses_skill(call_name: str, arguments: object, skill: str, skill_file: str | None) -> bool:
+    """Whether one tool call used ``skill``: its skill tool naming it, or a read of its ``SKILL.md``."""
     if call_name in SKILL_TOOLS and isinstance(arguments, dict):
         values = [str(value).lstrip("/") for value in arguments.values() if isinstance(value, str)]
         if skill in values:
@@ -99,7 +100,7 @@ class SkillUsed:
         used = [
             call
             for call in result.all_tool_calls
-            if _uses(call.name or "", call.arguments, self.name, skill_file)
+            if uses_skill(call.name or "", call.arguments, self.name, skill_file)
         ]
         if used:
             actual = f"tool call {used[0].name} used it ({len(used)} call{'s' if len(used) > 1 else ''})"
