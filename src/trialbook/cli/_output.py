@@ -14,6 +14,7 @@ from ..report.terminal import render_table
 from ..runner import RunOptions, RunReport
 from ..runner._arms import comparisons
 from ..runner._review import entry_remarks, review_of, table_rows
+from ..runner._triggers import trigger_groups
 
 __all__ = ["emit_report", "render_plan", "write_report_files"]
 
@@ -58,6 +59,10 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
     if compared:
         lines = [f"{pair.eval_id} [{pair.agent}]  {pair.comparison.text()}" for pair in compared]
         click.echo("\nwith and without:\n" + mask("\n".join(f"  {line}" for line in lines)))
+    groups = trigger_groups(report.plan, report.results)
+    if groups:
+        lines = [f"{group.eval_id} [{group.agent}] skill {group.skill}  {group.text()}" for group in groups]
+        click.echo("\ntriggers:\n" + mask("\n".join(f"  {line}" for line in lines)))
     ledger = report.ledger
     if ledger.unknown_cost_trials:
         click.echo(

@@ -12,6 +12,7 @@ from ._arms import arm_extra
 from ._engine import EntryResult
 from ._explain import fit
 from ._plan import PlanEntry
+from ._triggers import trigger_extra
 
 __all__ = [
     "SUMMARY_ENTRIES",
@@ -182,7 +183,7 @@ def history_lines(
 
 
 def _extra(result: EntryResult, context: Mapping[str, str], mask: Callable[[str], str]) -> dict[str, object]:
-    extra: dict[str, object] = dict(context) | arm_extra(result)
+    extra: dict[str, object] = dict(context) | arm_extra(result) | trigger_extra(result)
     if result.verdict != "pass":
         extra.update(failure_summary(result.failures, mask))
     if result.unstarted:

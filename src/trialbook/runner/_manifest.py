@@ -22,6 +22,7 @@ from ._engine import EntryResult
 from ._options import RunOptions
 from ._plan import PlanEntry
 from ._suite import iso_utc
+from ._triggers import trigger_groups
 
 __all__ = ["MANIFEST", "MANIFEST_VERSION", "build_manifest", "failed_pairs", "pair_json", "read_manifest"]
 
@@ -108,6 +109,7 @@ def build_manifest(
         "selection": _selection(options),
         "pairs": [pair_json(entry, by_key.get(entry.key)) for entry in plan],
         "comparisons": [found.to_json() for found in comparisons(plan, results)],
+        "triggers": [group.to_json() for group in trigger_groups(plan, results)],
         "history_lines": list(history_lines),
     }
 

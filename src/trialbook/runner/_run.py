@@ -41,6 +41,7 @@ from ._record import ci_run_url, pending_lines, record, sync
 from ._runs import begin_run, finish_run, latest_problem, new_run_id, selection_for
 from ._secrets import run_secrets
 from ._suite import build_suite
+from ._triggers import trigger_groups
 
 __all__ = ["RunReport", "SilentSink", "leftover_folders", "load_specs", "run", "sweep_leftovers"]
 
@@ -104,20 +105,29 @@ class RunReport(Record):
         """
         if self.cancelled_by is not None:
             return 128 + self.cancelled_by
-        # A compared eval's without arm is a measurement, never a failure of the run (docs/instructions.md).
-        verdicts = [result.verdict for result in self.results if result.entry.arm != "without"]
+        # A compared eval's without arm is a measurement, never a failure of the run (docs/instructions.md);
+        # so is one query of a trigger eval: the group's recall and precision decide (docs/triggers.md).
+        verdicts = [result.verdict for result in self.results if _decides(result.entry)]
         cached_failures = [
             e
             for e in self.plan
-            if e.action == "cached" and e.arm != "without" and getattr(e.last, "verdict", "") == "fail"
+            if e.action == "cached" and _decides(e) and getattr(e.last, "verdict", "") == "fail"
         ]
         failing = ("fail", "error", "vacuous")
         trouble = self.history_error or self.durability_error
+        groups = trigger_groups(self.plan, self.results) if any(e.spec.trigger for e in self.plan) else []
+        if any(group.verdict in ("fail", "error") for group in groups):
+            return ExitCode.FAILED
         if any(v in failing for v in verdicts) or cached_failures or trouble:
             return ExitCode.FAILED
         if any(v == "incomplete" for v in verdicts):
             return ExitCode.BUDGET
         return ExitCode.OK
+
+
+def _decides(entry: PlanEntry) -> bool:
+    """Whether the pair's own verdict counts in the exit code (measurements' verdicts do not)."""
+    return entry.arm != "without" and entry.spec.trigger is None
 
 
 def leftover_folders(options: RunOptions) -> list[Path]:

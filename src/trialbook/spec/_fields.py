@@ -209,6 +209,31 @@ FIELDS: tuple[FieldDoc, ...] = (
         "compare: without",
     ),
     FieldDoc(
+        "triggers",
+        {
+            "type": "object",
+            "required": ["skill", "queries"],
+            "additionalProperties": False,
+            "properties": {
+                "skill": {"type": "string", "minLength": 1, "description": "A skill declared under skills."},
+                "queries": {
+                    "anyOf": [
+                        {
+                            **_PATH,
+                            "description": "A YAML or JSONL file of queries, relative to this eval file.",
+                        },
+                        {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/query"}},
+                    ]
+                },
+                "min_recall": {"type": "number", "minimum": 0, "maximum": 1},
+                "min_precision": {"type": "number", "minimum": 0, "maximum": 1},
+            },
+        },
+        "A trigger eval: labelled queries (should / should_not use the skill), each run as its own eval; "
+        "precision and recall over them decide it.",
+        "triggers: {skill: deploy, queries: [{query: 'Ship it', expect: should}]}",
+    ),
+    FieldDoc(
         "assert",
         {"type": "array", "items": {"$ref": "#/$defs/assertion"}},
         "Checks that must all hold after the agent finished, in order.",

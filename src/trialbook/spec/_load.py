@@ -12,6 +12,7 @@ from ._model import EvalSpec
 from ._nodes import from_python, from_yaml
 from ._problems import Problems
 from ._read import read_eval
+from ._triggers import expand_triggers
 
 __all__ = ["load_eval_file", "load_evals"]
 
@@ -49,7 +50,7 @@ def load_eval_file(entry: Found, *, known_agents: Collection[str]) -> tuple[list
     if root is None:
         return [], problems.items
     spec = read_eval(root, _context(entry, problems, known_agents), entry.id)
-    return ([spec] if spec is not None else []), problems.items
+    return (expand_triggers(spec) if spec is not None else []), problems.items
 
 
 def _context(entry: Found, problems: Problems, known_agents: Collection[str]) -> Context:
@@ -91,5 +92,5 @@ def _load_python(entry: Found, problems: Problems, known_agents: Collection[str]
         if own is not problems:
             problems.extend(own)
         if spec is not None:
-            specs.append(spec)
+            specs.extend(expand_triggers(spec))
     return specs

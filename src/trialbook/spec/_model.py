@@ -13,6 +13,7 @@ from ..assertions import Assertion
 from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT
 from ._compare import CompareSpec
 from ._inputs import InstructionFile, SkillFolder
+from ._triggers import TriggerOf, TriggerSpec
 
 __all__ = ["DEFAULT_TIMEOUT_S", "EvalSpec", "ShimSpec"]
 
@@ -60,6 +61,10 @@ class EvalSpec(FrozenRecord):
     skills: tuple[SkillFolder, ...] = ()
     compare: CompareSpec | None = None
     """With/without arms (``compare:``): names already checked against ``instructions`` and ``skills``."""
+    triggers: TriggerSpec | None = None
+    """A trigger eval's skill and labelled queries, before loading expands it into one eval per query."""
+    trigger: TriggerOf | None = None
+    """For one query of a trigger eval: the group it belongs to and its label (``None`` otherwise)."""
     assertions: tuple[Assertion, ...] = ()
     max_cost_usd: float | None = None
     timeout_s: float = DEFAULT_TIMEOUT_S

@@ -23,6 +23,7 @@ from ._read_agents import read_agents, read_shims
 from ._read_assertions import read_assertions
 from ._read_inputs import check_loaded_names, read_instructions, read_skills
 from ._read_params import check_placeholders, read_params, read_secrets
+from ._triggers import TriggerSpec, read_triggers
 
 __all__ = ["READERS", "read_eval"]
 
@@ -53,6 +54,8 @@ class _EvalReader:
         self.compare: CompareSpec | None = None
         self.compare_ok = True
         self.output_limit: int | None = DEFAULT_OUTPUT_LIMIT
+        self.triggers: TriggerSpec | None = None
+        self.triggers_ok = True
 
     def read_id(self, node: Node) -> None:
         text = self.ctx.read.string(node, "id", _EXAMPLE["id"])
@@ -201,6 +204,30 @@ class _EvalReader:
             self.compare = check_compare(self.compare, self.instructions, self.skills, self.ctx)
             self.compare_ok = self.compare is not None
 
+    def read_triggers(self, node: Node) -> None:
+        self.triggers = read_triggers(node, self.ctx)
+        self.triggers_ok = self.triggers is not None
+
+    def check_triggers(self, entries: dict[str, Node]) -> None:
+        """A trigger eval's prompts are its queries and its check is the skill's use: nothing else."""
+        self.prompt = ("", None)
+        for key in ("prompt", "prompt_text", "assert", "compare"):
+            if key in entries:
+                fix = "a trigger eval asks its queries and checks whether the skill was used; move the rest "
+                fix += "to an eval of its own"
+                self.ctx.problems.add(entries[key].key_line, key, "cannot be used with triggers", fix)
+        written = (entries["triggers"].mapping or {}).get("skill")
+        names = [skill.name for skill in self.skills or ()]
+        wanted = written.value if written is not None else None
+        if (
+            isinstance(wanted, str)
+            and written is not None
+            and self.skills is not None
+            and wanted not in names
+        ):
+            fix = f"declare it under skills: (declared: {', '.join(names) or 'none'})"
+            self.ctx.problems.add(written.line, "triggers.skill", f"{wanted!r} is no declared skill", fix)
+
     def read_assert(self, node: Node) -> None:
         self.assertions = read_assertions(node, self.ctx)
 
@@ -237,6 +264,7 @@ READERS: dict[str, Callable[[_EvalReader, Node], None]] = {
     "instructions": _EvalReader.read_instructions,
     "skills": _EvalReader.read_skills,
     "compare": _EvalReader.read_compare,
+    "triggers": _EvalReader.read_triggers,
     "assert": _EvalReader.read_assert,
     "max_cost_usd": _EvalReader.read_max_cost_usd,
     "timeout": _EvalReader.read_timeout,
@@ -272,11 +300,14 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         if key in READERS:
             ctx.lines[key] = entries[key].line
             READERS[key](reader, entries[key])
-    _check_prompt_keys(entries, root, ctx)
+    if "triggers" in entries:
+        reader.check_triggers(entries)
+    else:
+        _check_prompt_keys(entries, root, ctx)
     reader.check_compare()
     if "agents" not in entries:
         ctx.problems.add(root.line, "agents", "is missing", f"write e.g. {_EXAMPLE['agents']}")
-    if reader.prompt is not None:
+    if reader.prompt is not None and "triggers" not in entries:
         check_placeholders(reader.prompt, reader.params, entries, ctx)
     check_loaded_names(reader.assertions, reader.instructions, reader.skills, ctx)
     r = reader
@@ -296,6 +327,7 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         or r.instructions is None
         or r.skills is None
         or not r.compare_ok
+        or not r.triggers_ok
         or r.output_limit is None
     ):
         return None
@@ -317,6 +349,7 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         instructions=r.instructions,
         skills=r.skills,
         compare=r.compare,
+        triggers=r.triggers,
         assertions=r.assertions,
         max_cost_usd=r.max_cost_usd,
         timeout_s=r.timeout_s,

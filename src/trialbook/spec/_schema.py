@@ -8,6 +8,20 @@ from ._fields import ASSERTION_KINDS, FIELDS
 __all__ = ["eval_file_schema"]
 
 
+_QUERY: JsonObject = {
+    "type": "object",
+    "required": ["query", "expect"],
+    "additionalProperties": False,
+    "properties": {
+        "query": {"type": "string", "minLength": 1, "description": "What a user asks the agent."},
+        "expect": {"enum": ["should", "should_not"], "description": "Whether the skill should be used."},
+        "id": {"type": "string", "pattern": "^[A-Za-z0-9_][A-Za-z0-9._-]*$"},
+        "split": {"enum": ["train", "holdout"]},
+    },
+}
+"""One query of a trigger eval (``triggers.queries``)."""
+
+
 def eval_file_schema() -> JsonObject:
     """A draft 2020-12 JSON Schema that completes and checks ``*.eval.yaml`` files in editors.
 
@@ -64,7 +78,7 @@ def eval_file_schema() -> JsonObject:
         "type": "object",
         "additionalProperties": False,
         "required": ["agents"],
-        "oneOf": [{"required": ["prompt"]}, {"required": ["prompt_text"]}],
+        "oneOf": [{"required": ["prompt"]}, {"required": ["prompt_text"]}, {"required": ["triggers"]}],
         "properties": {doc.name: {**doc.schema, "description": doc.summary} for doc in FIELDS},
-        "$defs": {"agent": agent, "shim": shim, "assertion": assertion},
+        "$defs": {"agent": agent, "shim": shim, "assertion": assertion, "query": _QUERY},
     }
