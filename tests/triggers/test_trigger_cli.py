@@ -103,3 +103,41 @@ def test_a_model_that_never_uses_the_skill_has_recall_0_and_fails_min_recall(
     assert "recall 0.00 (0/2) < min_recall 0.5" in result.output
     group = _group(tmp_path)
     assert (group["verdict"], group["score"]["confusion"]) == ("fail", {"tp": 0, "fn": 2, "fp": 0, "tn": 2})
+
+
+def _edit_description(tmp_path: Path, description: str) -> None:
+    skill = tmp_path / "skills/deploy/SKILL.md"
+    skill.write_text(f"---\nname: deploy\ndescription: {description}\n---\nRun acme deploy.\n")
+
+
+def test_a_description_edit_that_loses_the_skill_is_a_significant_recall_drop_against_the_base(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    # The loopback model reads the skill whenever its description carries the marker: an edit that drops
+    # the marker is an edit after which the agent no longer picks the skill up.
+    codex = ensure_cli("@openai/codex")
+    marker = "ships-marker-41d7"
+    with ModelServer([say("Done.")], when={marker: READ_SKILL}) as server:
+        _write(tmp_path, codex, server.openai_url, min_recall=0.0)
+        eval_file = tmp_path / "evals/deploy.eval.yaml"
+        eval_file.write_text(eval_file.read_text().replace("timeout: 60s\n", "timeout: 60s\ntrials: 3\n"))
+        env = {"FAKE_CODEX_KEY": KEY}
+        _edit_description(tmp_path, f"Deploys and {marker} the app with acme.")
+        base = invoke("eval", "evals", "--history-dir", "history", env=env)
+        assert "recall 1.00 (6/6)" in base.output, base.output
+        _edit_description(tmp_path, f"Deploys, tests and {marker} the app with acme.")
+        same = invoke("eval", "evals", "--history-dir", "history", env=env)
+        assert "vs base: no change" in same.output, same.output
+        _edit_description(tmp_path, "Deploys the app with acme.")
+        edited = invoke("eval", "evals", "--history-dir", "history", env=env)
+    assert "recall 1.00 (6/6) → 0.00 (0/6), p = 0.00216 (significant)" in edited.output, edited.output
+    assert "precision 0.50 (6/12) → n/a (0/0);" in edited.output  # no test without trials on both sides
+    assert "2 queries lost" in edited.output
+    base_record = _group(tmp_path)["base"]
+    assert base_record["recall_p"] < 0.05
+    assert sorted(flip["expect"] for flip in base_record["flipped"]) == [
+        "should",
+        "should",
+        "should_not",
+        "should_not",
+    ]

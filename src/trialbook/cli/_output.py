@@ -59,7 +59,7 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
     if compared:
         lines = [f"{pair.eval_id} [{pair.agent}]  {pair.comparison.text()}" for pair in compared]
         click.echo("\nwith and without:\n" + mask("\n".join(f"  {line}" for line in lines)))
-    groups = trigger_groups(report.plan, report.results)
+    groups = trigger_groups(report.plan, report.results, report.base_lines)
     if groups:
         lines = [f"{group.eval_id} [{group.agent}] skill {group.skill}  {group.text()}" for group in groups]
         click.echo("\ntriggers:\n" + mask("\n".join(f"  {line}" for line in lines)))

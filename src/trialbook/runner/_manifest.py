@@ -95,6 +95,7 @@ def build_manifest(
     finished_at: float,
     git_commit: str | None,
     history_lines: Sequence[JsonObject] = (),
+    base_lines: Mapping[str, object] | None = None,
 ) -> JsonObject:
     """The manifest of one run, in plan order, with the history lines it records (see docs/history.md)."""
     by_key = {result.entry.key: result for result in results}
@@ -109,7 +110,7 @@ def build_manifest(
         "selection": _selection(options),
         "pairs": [pair_json(entry, by_key.get(entry.key)) for entry in plan],
         "comparisons": [found.to_json() for found in comparisons(plan, results)],
-        "triggers": [group.to_json() for group in trigger_groups(plan, results)],
+        "triggers": [group.to_json() for group in trigger_groups(plan, results, base_lines)],
         "history_lines": list(history_lines),
     }
 

@@ -394,6 +394,7 @@ def _run_and_write(
         finished_at=finished,
         git_commit=commit,
         history_lines=[line.to_json() for line in report.history_lines],
+        base_lines=report.base_lines,
     )
     report.manifest = report.masker.json(manifest)  # type: ignore[assignment]
     write_json(results_dir / MANIFEST, manifest, report.masker)

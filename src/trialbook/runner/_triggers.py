@@ -11,14 +11,85 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ..comparison import format_p_value
 from ..evidence import JsonObject
-from ..triggers import QueryCounts, TriggerScore, score
+from ..stats import COMPARE_ALPHA, fisher_two_sided
+from ..triggers import QueryCounts, Rate, TriggerScore, score
 from ._engine import EntryResult
 from ._plan import PlanEntry
 
-__all__ = ["TriggerGroup", "trigger_extra", "trigger_groups"]
+__all__ = ["BaseTriggers", "TriggerGroup", "trigger_extra", "trigger_groups"]
 
 GroupVerdict = Literal["pass", "fail", "error", "incomplete"]
+
+
+def _p(before: Rate, after: Rate) -> float:
+    """Two-sided Fisher exact p that the two rates differ (1 when either has no trials)."""
+    return float(fisher_two_sided(before.hits, before.total, after.hits, after.total))
+
+
+@dataclass(frozen=True, slots=True)
+class BaseTriggers:
+    """The same queries as the base branch last recorded them, and what changed since."""
+
+    queries: tuple[QueryCounts, ...]
+    head: tuple[QueryCounts, ...]
+
+    @property
+    def score(self) -> TriggerScore:
+        """The base branch's table over the queries it has lines for."""
+        return score(self.queries)
+
+    def flipped(self) -> list[tuple[QueryCounts, QueryCounts]]:
+        """``(base, head)`` of each query whose majority changed: used most of the time on one side only."""
+        base = {q.query_id: q for q in self.queries}
+        found = []
+        for now in self.head:
+            before = base.get(now.query_id)
+            if before is None or before.rate is None or now.rate is None:
+                continue
+            if (before.rate >= 0.5) != (now.rate >= 0.5):
+                found.append((before, now))
+        return found
+
+    def lost(self) -> list[str]:
+        """Query ids that went from doing what their label says to not doing it."""
+        return [now.query_id for before, now in self.flipped() if before.agreed * 2 >= before.known]
+
+    def to_json(self, head: TriggerScore) -> JsonObject:
+        """The base table, the exact tests of recall and precision against ``head``, and the flips."""
+        base = self.score
+        return {
+            "score": base.to_json(),
+            "recall_p": _p(base.recall, head.recall),
+            "precision_p": _p(base.precision, head.precision),
+            "flipped": [
+                {"id": now.query_id, "expect": now.expect, "base_rate": before.rate, "rate": now.rate}
+                for before, now in self.flipped()
+            ],
+        }
+
+    def text(self, head: TriggerScore) -> str:
+        """``vs base: recall 1.00 (6/6) → 0.33 (2/6), p = 0.0606 (significant) · 2 queries lost: a, b``."""
+        base = self.score
+        parts = []
+        for name, before, after in (
+            ("recall", base.recall, head.recall),
+            ("precision", base.precision, head.precision),
+        ):
+            if before.value == after.value:
+                continue
+            change = f"{name} {before.text()} → {after.text()}"
+            if before.total and after.total:  # an exact test needs trials on both sides
+                p = _p(before, after)
+                change += (
+                    f", {format_p_value(p)} ({'significant' if p < COMPARE_ALPHA else 'not significant'})"
+                )
+            parts.append(change)
+        lost = self.lost()
+        if lost:
+            parts.append(f"{len(lost)} quer{'y' if len(lost) == 1 else 'ies'} lost: {', '.join(lost)}")
+        return "vs base: " + ("; ".join(parts) if parts else "no change")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +104,8 @@ class TriggerGroup:
     """Query ids with no counts in this run: filtered out, or neither run nor cached."""
     min_recall: float | None
     min_precision: float | None
+    base: BaseTriggers | None = None
+    """The base branch's record of the same queries, when history has one (pull request runs)."""
 
     @property
     def score(self) -> TriggerScore:
@@ -80,7 +153,10 @@ class TriggerGroup:
         if self.missing:
             parts.append(f"{len(self.missing)} quer{'y' if len(self.missing) == 1 else 'ies'} not run")
         problems = self.problems()
-        return " · ".join([*parts, self.verdict + (f" ({'; '.join(problems)})" if problems else "")])
+        parts.append(self.verdict + (f" ({'; '.join(problems)})" if problems else ""))
+        if self.base is not None:
+            parts.append(self.base.text(result))
+        return " · ".join(parts)
 
     def to_json(self) -> JsonObject:
         """The group as ``suite.json`` and the manifest keep it."""
@@ -107,6 +183,7 @@ class TriggerGroup:
                 for q in self.queries
             ],
             "missing": list(self.missing),
+            "base": self.base.to_json(self.score) if self.base is not None else None,
         }
 
 
@@ -139,10 +216,11 @@ def trigger_extra(result: EntryResult) -> dict[str, object]:
     }  # fmt: skip
 
 
-def _cached(entry: PlanEntry) -> tuple[int, int, int] | None:
-    extra = getattr(entry.last, "extra", None)
+def _recorded(line: object) -> tuple[int, int, int] | None:
+    """The ``extra.trigger`` counts a history line kept, or ``None`` (not a query's line, or edited)."""
+    extra = getattr(line, "extra", None)
     found = extra.get("trigger") if isinstance(extra, Mapping) else None
-    if entry.action != "cached" or not isinstance(found, Mapping):
+    if not isinstance(found, Mapping):
         return None
     counts = tuple(found.get(key) for key in ("triggered", "not_triggered", "unknown"))
     if all(isinstance(count, int) and count >= 0 for count in counts):
@@ -150,8 +228,13 @@ def _cached(entry: PlanEntry) -> tuple[int, int, int] | None:
     return None
 
 
-def trigger_groups(plan: Sequence[PlanEntry], results: Sequence[EntryResult]) -> list[TriggerGroup]:
-    """Every trigger eval × agent of the plan, in plan order, scored over the queries with counts."""
+def trigger_groups(
+    plan: Sequence[PlanEntry], results: Sequence[EntryResult], base_lines: Mapping[str, object] | None = None
+) -> list[TriggerGroup]:
+    """Every trigger eval × agent of the plan, in plan order, scored over the queries with counts.
+
+    ``base_lines`` (plan key → the base branch's newest history line) adds each group's base record.
+    """
     by_key = {result.entry.key: result for result in results}
     groups: dict[tuple[str, str], list[PlanEntry]] = {}
     for entry in plan:
@@ -162,19 +245,29 @@ def trigger_groups(plan: Sequence[PlanEntry], results: Sequence[EntryResult]) ->
         of = entries[0].spec.trigger
         assert of is not None
         queries: list[QueryCounts] = []
+        base: list[QueryCounts] = []
         missing: list[str] = []
         for entry in entries:
             query = entry.spec.trigger
             assert query is not None
             result = by_key.get(entry.key)
-            counts = _states(result, of.skill) if result is not None and result.outcomes else _cached(entry)
+            counts = (
+                _states(result, of.skill)
+                if result is not None and result.outcomes
+                else _recorded(entry.last)
+                if entry.action == "cached"
+                else None
+            )
+            before = _recorded(base_lines.get(entry.key)) if base_lines else None
+            if before is not None:
+                base.append(QueryCounts(query.query_id, query.expect, *before, split=query.split))  # type: ignore[arg-type]
             if counts is None:
                 missing.append(query.query_id)
                 continue
             queries.append(QueryCounts(query.query_id, query.expect, *counts, split=query.split))  # type: ignore[arg-type]
+        compared = BaseTriggers(tuple(base), tuple(queries)) if base else None
+        thresholds = (of.min_recall, of.min_precision)
         found.append(
-            TriggerGroup(
-                group, label, of.skill, tuple(queries), tuple(missing), of.min_recall, of.min_precision
-            )
+            TriggerGroup(group, label, of.skill, tuple(queries), tuple(missing), *thresholds, compared)
         )
     return found
