@@ -139,6 +139,7 @@ def write_report_files(report: RunReport, options: RunOptions) -> int:
             skipped=review.skipped,
             unstarted=review.unstarted,
             comparisons=review.comparisons,
+            triggers=review.triggers,
         )
         failed |= not _write("--summary", options.summary, mask(text), report)
     return ExitCode.FAILED if failed and code == ExitCode.OK else code

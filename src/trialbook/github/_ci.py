@@ -343,7 +343,12 @@ def publish(
     listings = {"cached": review.cached, "skipped": review.skipped, "unstarted": review.unstarted}
     title = f"{TITLE}: {inputs.comment_header}" if inputs.comment_header else TITLE
     summary = render_summary(
-        review.rows, **listings, artifact_url=env.run_url, title=title, comparisons=review.comparisons
+        review.rows,
+        **listings,
+        artifact_url=env.run_url,
+        title=title,
+        comparisons=review.comparisons,
+        triggers=review.triggers,
     )
     if cancelled is not None:
         # Right under the heading: the counts below are of a run that did not finish.
@@ -389,6 +394,7 @@ def publish(
                     head_sha=target.head,
                     updated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
                     comparisons=review.comparisons,
+                    triggers=review.triggers,
                 )
             )
             outcome.comment_failure = _post_comment(token, env, target.number, body, marker, target.head)

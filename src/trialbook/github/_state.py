@@ -17,11 +17,13 @@ from typing import Any, cast
 
 from ..comparison import ComparedPair
 from ..errors import ExitCode, UsageError
+from ..evidence import JsonObject
 from ..fsutil import atomic_write_text
 from ..history import HistoryLine
 from ..report._rows import BaseResult, ListedEval, ReviewRow
 from ..report.flaky import Flakiness, Stability
 from ..report.suite_view import Review
+from ..report.triggers import checked_group
 
 __all__ = [
     "MAX_STATE_BYTES",
@@ -156,6 +158,32 @@ def _compared(items: Sequence[Mapping[str, Any]]) -> list[ComparedPair]:
     return [pair for pair in pairs if pair is not None]
 
 
+def _triggers(items: Sequence[Any]) -> list[JsonObject]:
+    groups = [checked_group(item) for item in items]
+    if any(group is None for group in groups):
+        raise ValueError("a trigger eval's scores are not as trialbook writes them")
+    return [dict(group) for group in groups if group is not None]
+
+
+def _missing(group: JsonObject) -> int:
+    found = group.get("missing")
+    return len(found) if isinstance(found, list) else 0
+
+
+def _most_complete(groups: Sequence[JsonObject]) -> list[JsonObject]:
+    """One group per trigger eval × agent: the shard that ran its queries, not those that saw them cached.
+
+    Every query of a group runs in one shard; the others list the group with those queries missing.
+    """
+    best: dict[tuple[object, object], JsonObject] = {}
+    for group in groups:
+        key = (group.get("eval"), group.get("agent"))
+        known = best.get(key)
+        if known is None or _missing(group) < _missing(known):
+            best[key] = group
+    return list(best.values())
+
+
 def state_to_json(state: CiState) -> dict[str, Any]:
     """The JSON document of ``state`` (a ``kind``/``version`` header first)."""
     review = state.review
@@ -176,6 +204,7 @@ def state_to_json(state: CiState) -> dict[str, Any]:
             "skipped": _listed_json(review.skipped),
             "unstarted": _listed_json(review.unstarted),
             "comparisons": [pair.to_json() for pair in review.comparisons],
+            "triggers": list(review.triggers),
         },
         "eval_files": dict(state.eval_files),
         "history_lines": [line.to_json() for line in state.history_lines],
@@ -209,6 +238,7 @@ def state_from_json(data: object, where: str) -> CiState:
                 skipped=_listed(review["skipped"]),
                 unstarted=_listed(review["unstarted"]),
                 comparisons=_compared(review.get("comparisons", [])),
+                triggers=_triggers(review.get("triggers", [])),
             ),
             eval_files={str(k): str(v) for k, v in data["eval_files"].items()},
             history_lines=[
@@ -284,6 +314,7 @@ def merge_states(states: Sequence[CiState]) -> CiState:
             skipped=_still_skipped(states),
             unstarted=[item for s in states for item in s.review.unstarted],
             comparisons=[pair for s in states for pair in s.review.comparisons],
+            triggers=_most_complete([group for s in states for group in s.review.triggers]),
         ),
         eval_files={k: v for s in states for k, v in s.eval_files.items()},
         history_lines=[line for s in states for line in s.history_lines],

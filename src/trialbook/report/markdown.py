@@ -9,11 +9,13 @@ Secrets are masked by the caller before any text reaches these functions.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..comparison import COMPARISON_TEST_NAME, ComparedPair
 from ..stats import REGRESSION_TEST_NAME, format_rate
 from ._rows import BaseResult, ListedEval, ReviewRow
+from .triggers import markdown_lines
 
 __all__ = [
     "COMMENT_LIMIT",
@@ -296,6 +298,7 @@ def render_summary(
     artifact_url: str | None = None,
     title: str = "trialbook evals",
     comparisons: Sequence[ComparedPair] = (),
+    triggers: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """The job summary: counts, one table row per eval × agent that ran, then what did not run and why.
 
@@ -308,6 +311,7 @@ def render_summary(
         artifact_url: link to the uploaded results folder, when known.
         title: heading of the section; matrix jobs put their shard here.
         comparisons: with/without comparisons of evals with ``compare:``.
+        triggers: trigger evals as the manifest keeps them (``triggers:``, docs/triggers.md).
     """
     lines = [f"## {_text(title)}", "", f"**{_counts(rows, cached, len(skipped), len(unstarted))}**"]
     if rows:
@@ -330,6 +334,7 @@ def render_summary(
                 f"branch itself (p > {alpha:g}), so it is not a regression.",
             ]
     lines += _comparisons(comparisons)
+    lines += markdown_lines(triggers, _text)
     lines += _unstable(rows)
     lines += _failures(rows)
     lines += _notes(rows)
@@ -359,6 +364,7 @@ def render_pr_comment(
     head_sha: str | None = None,
     updated_at: str | None = None,
     comparisons: Sequence[ComparedPair] = (),
+    triggers: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """The sticky PR comment: the summary's content under the hidden marker, cut to fit GitHub's limit.
 
@@ -375,6 +381,7 @@ def render_pr_comment(
         artifact_url=artifact_url,
         title=title,
         comparisons=comparisons,
+        triggers=triggers,
     )
     stamp = [
         f"commit {_text(head_sha[:7])}" if head_sha else "",

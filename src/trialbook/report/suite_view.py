@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..comparison import ComparedPair, Comparison
-from ..evidence import JsonValue, SuiteReport
+from ..evidence import JsonObject, JsonValue, SuiteReport
 from ._rows import ListedEval, ReviewRow, cached_note
 
 __all__ = ["Review", "review_from_suite"]
@@ -22,6 +22,8 @@ class Review:
     unstarted: list[ListedEval] = field(default_factory=list)
     comparisons: list[ComparedPair] = field(default_factory=list)
     """With/without comparisons of ``compare:`` evals; their ``without`` arms have no row of their own."""
+    triggers: list[JsonObject] = field(default_factory=list)
+    """Trigger evals scored over their queries, as the run's manifest keeps them (``report.triggers``)."""
 
 
 def _int(value: JsonValue) -> int:

@@ -232,6 +232,12 @@ def with_key(entry: PlanEntry) -> str:
     return entry.key.removesuffix(WITHOUT_SUFFIX) if entry.arm == "without" else entry.key
 
 
+def _shard_group(entry: PlanEntry) -> str:
+    """What must run in one shard with ``entry``: both arms of a comparison, all queries of a trigger eval."""
+    trigger = entry.spec.trigger
+    return f"{trigger.group}::{entry.label}" if trigger is not None else with_key(entry)
+
+
 def _selected(
     entry: PlanEntry,
     chosen: Selection,
@@ -313,17 +319,18 @@ def build_plan(
         from ..select import balanced_shard_of
 
         runnable = [e for e in entries if e.action == "run"]
-        # Both arms of a compared pair go to one shard (keyed by the with arm), so it reports the comparison.
-        groups = list(dict.fromkeys(with_key(e) for e in runnable))
+        # Both arms of a compared pair, and every query of a trigger eval x agent, go to one shard, so that
+        # shard reports the comparison or the trigger scores.
+        groups = list(dict.fromkeys(_shard_group(e) for e in runnable))
         expected: dict[str, float | None] = dict.fromkeys(groups)
         for e in runnable:
             seconds = durations(e) if durations is not None else None
             if seconds is not None:
-                expected[with_key(e)] = (expected[with_key(e)] or 0.0) + seconds
+                expected[_shard_group(e)] = (expected[_shard_group(e)] or 0.0) + seconds
         mine = set(balanced_shard_of(groups, groups, [expected[key] for key in groups], *shard))
         entries = [
             e
-            if e.action != "run" or with_key(e) in mine
+            if e.action != "run" or _shard_group(e) in mine
             else replace(e, action="filtered", reason="another shard")
             for e in entries
         ]

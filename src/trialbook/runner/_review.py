@@ -13,6 +13,7 @@ from ._engine import EntryResult
 from ._history import cached_failures
 from ._plan import PlanEntry
 from ._run import RunReport
+from ._triggers import trigger_groups
 
 if TYPE_CHECKING:
     from ..report.suite_view import Review
@@ -131,7 +132,11 @@ def review_of(report: RunReport, base: BaseLookup | None = None) -> Review:
         for e in report.plan
         if e.action in ("filtered", "unchanged")
     ]
-    return Review(rows, cached, skipped, unstarted, comparisons(report.plan, report.results))
+    groups = trigger_groups(report.plan, report.results, report.base_lines)
+    return Review(
+        rows, cached, skipped, unstarted, comparisons(report.plan, report.results),
+        [group.to_json() for group in groups],
+    )  # fmt: skip
 
 
 def entry_remarks(result: EntryResult) -> list[str]:

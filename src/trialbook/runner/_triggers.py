@@ -11,9 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..comparison import format_p_value
-from ..evidence import JsonObject
-from ..stats import COMPARE_ALPHA, fisher_two_sided
+from ..evidence import JsonObject, JsonValue
+from ..stats import fisher_two_sided
 from ..triggers import QueryCounts, Rate, TriggerScore, score
 from ._engine import EntryResult
 from ._plan import PlanEntry
@@ -59,37 +58,22 @@ class BaseTriggers:
     def to_json(self, head: TriggerScore) -> JsonObject:
         """The base table, the exact tests of recall and precision against ``head``, and the flips."""
         base = self.score
+        lost = set(self.lost())
         return {
             "score": base.to_json(),
             "recall_p": _p(base.recall, head.recall),
             "precision_p": _p(base.precision, head.precision),
             "flipped": [
-                {"id": now.query_id, "expect": now.expect, "base_rate": before.rate, "rate": now.rate}
+                {
+                    "id": now.query_id,
+                    "expect": now.expect,
+                    "base_rate": before.rate,
+                    "rate": now.rate,
+                    "lost": now.query_id in lost,
+                }
                 for before, now in self.flipped()
             ],
         }
-
-    def text(self, head: TriggerScore) -> str:
-        """``vs base: recall 1.00 (6/6) → 0.33 (2/6), p = 0.0606 (significant) · 2 queries lost: a, b``."""
-        base = self.score
-        parts = []
-        for name, before, after in (
-            ("recall", base.recall, head.recall),
-            ("precision", base.precision, head.precision),
-        ):
-            if before.value == after.value:
-                continue
-            change = f"{name} {before.text()} → {after.text()}"
-            if before.total and after.total:  # an exact test needs trials on both sides
-                p = _p(before, after)
-                change += (
-                    f", {format_p_value(p)} ({'significant' if p < COMPARE_ALPHA else 'not significant'})"
-                )
-            parts.append(change)
-        lost = self.lost()
-        if lost:
-            parts.append(f"{len(lost)} quer{'y' if len(lost) == 1 else 'ies'} lost: {', '.join(lost)}")
-        return "vs base: " + ("; ".join(parts) if parts else "no change")
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,19 +128,10 @@ class TriggerGroup:
         return "fail" if self.problems() else "pass"
 
     def text(self) -> str:
-        """``recall 0.83 (5/6) · precision 1.00 (5/5) · F1 0.91 · 1 unknown · pass``, for the terminal."""
-        result = self.score
-        parts = [f"recall {result.recall.text()}", f"precision {result.precision.text()}"]
-        parts.append(f"F1 {'n/a' if result.f1 is None else f'{result.f1:.2f}'}")
-        if result.unknown:
-            parts.append(f"{result.unknown} unknown")
-        if self.missing:
-            parts.append(f"{len(self.missing)} quer{'y' if len(self.missing) == 1 else 'ies'} not run")
-        problems = self.problems()
-        parts.append(self.verdict + (f" ({'; '.join(problems)})" if problems else ""))
-        if self.base is not None:
-            parts.append(self.base.text(result))
-        return " · ".join(parts)
+        """``recall 0.83 (5/6) · precision 1.00 (5/5) · F1 0.91 · pass``, for the terminal."""
+        from ..report.triggers import describe
+
+        return describe(self.to_json())
 
     def to_json(self) -> JsonObject:
         """The group as ``suite.json`` and the manifest keep it."""
@@ -183,6 +158,7 @@ class TriggerGroup:
                 for q in self.queries
             ],
             "missing": list(self.missing),
+            "problems": list[JsonValue](self.problems()),
             "base": self.base.to_json(self.score) if self.base is not None else None,
         }
 
