@@ -2,7 +2,8 @@
 
 A plain string is the common case (``neon deploy``) and must not match ``neon deployment`` or
 ``neonx deploy``, so for calls it matches a whole line or a prefix that ends at a word boundary (a space).
-A ``/…/`` pattern is searched anywhere in the line, as people expect from grep.
+A ``/…/`` pattern is searched anywhere in the line, as people expect from grep, with RE2 (linear time,
+see :mod:`._regex`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 
 from .._records import FrozenRecord, frozen_record
 from ..evidence import JsonValue
+from ._regex import Regex, compile_regex
 
 __all__ = ["Pattern", "PatternLike"]
 
@@ -20,7 +22,9 @@ class Pattern(FrozenRecord):
     """A call or text pattern as written (``text``), with its compiled regex when it is one."""
 
     text: str
-    regex: re.Pattern[str] | None = None
+    regex: Regex | None = None
+    flags: int = 0
+    """Python ``re`` flags of a compiled pattern a Python eval file passed (they change what matches)."""
 
     @classmethod
     def parse(cls, text: str) -> Pattern:
@@ -37,9 +41,9 @@ class Pattern(FrozenRecord):
             if not source:
                 raise ValueError('the regular expression "//" is empty (write what the line must contain)')
             try:
-                return cls(text, re.compile(source))
-            except re.error as exc:
-                raise ValueError(f"{text} is not a valid regular expression: {exc}") from exc
+                return cls(text, compile_regex(source))
+            except ValueError as exc:
+                raise ValueError(f"{text} is not a valid regular expression: {exc}") from None
         if not text.strip():
             raise ValueError("the pattern is empty (write the command, e.g. 'neon deploy', or a /regex/)")
         return cls(text)
@@ -50,7 +54,8 @@ class Pattern(FrozenRecord):
         if isinstance(value, Pattern):
             return value
         if isinstance(value, re.Pattern):
-            return cls(f"/{value.pattern}/", value)
+            flags = value.flags & ~re.UNICODE
+            return cls(f"/{value.pattern}/", compile_regex(value.pattern, flags), flags)
         return cls.parse(value)
 
     @property
@@ -78,8 +83,9 @@ class Pattern(FrozenRecord):
 
     def to_json(self) -> JsonValue:
         """The pattern as written; a compiled regex with flags keeps them, since flags change what matches."""
-        if self.regex is not None and self.regex.flags & ~re.UNICODE:
-            return {"regex": self.regex.pattern, "flags": self.regex.flags}
+        if self.regex is not None and self.flags:
+            # The same value Python's compiled pattern had, so cache keys do not move.
+            return {"regex": self.text[1:-1], "flags": self.flags | re.UNICODE}
         return self.text
 
     def __str__(self) -> str:
