@@ -1,7 +1,8 @@
-"""A trial's look for left-over processes and its checks run on the event loop only when neither can block.
+"""A trial's look for left-over processes runs on the event loop only when it cannot block; checks never do.
 
-Each way off the loop (a process of the trial still alive, a check that runs a command, a template)
-is taken where it must be, and the trial's evidence is the same either way. Making a sandbox goes to a
+Each way off the loop (a process of the trial still alive, a template) is taken where it must be, and
+the trial's evidence is the same either way. Checks always run in a daemon thread of their own, under
+the trial's check deadline (``runner._deadline``), never in the worker pool. Making a sandbox goes to a
 worker thread, except a reused folder with nothing to copy or write into it (they wait for the disk);
 writing the results and handing the folder over stay on the loop for a trial without a template whose
 checks only read files (see ``trialbook._inplace``, never struck out here: these tests check the route).
@@ -22,7 +23,7 @@ from typing import Any
 import pytest
 
 from trialbook._inplace import InPlace
-from trialbook.runner import RunReport, _engine
+from trialbook.runner import RunReport, _engine, _trial
 
 from .local import run_as_ci
 
@@ -70,6 +71,20 @@ def handed_off(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return counts
 
 
+@pytest.fixture
+def checked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The functions run under a check deadline, by name, in order."""
+    names: list[str] = []
+    real = _trial.within
+
+    async def counting(function: Callable[[], Any], deadline_s: float, **kwargs: Any) -> Any:
+        names.append(getattr(getattr(function, "func", function), "__name__", "?"))
+        return await real(function, deadline_s, **kwargs)
+
+    monkeypatch.setattr(_trial, "within", counting)
+    return names
+
+
 FILE_CHECK = "  - file_contains: {path: out.txt, pattern: ok}\n"
 
 
@@ -77,13 +92,14 @@ def _trials(report: RunReport) -> list[Any]:
     return [outcome for result in report.results for outcome in result.outcomes]
 
 
-def test_a_quiet_trial_with_file_checks_is_looked_at_and_checked_on_the_loop(
-    tmp_path: Path, handed_off: dict[str, int]
+def test_a_quiet_trial_with_file_checks_is_looked_at_on_the_loop_and_checked_under_its_deadline(
+    tmp_path: Path, handed_off: dict[str, int], checked: list[str]
 ) -> None:
     report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK)
     assert [t.passed for t in _trials(report)] == [True, True]
     handed_off.pop("close", None)  # the run's wait for the last sandbox removals, once per run
     assert handed_off == {"_open_sandbox": 2}  # the results are written and the folder handed over here
+    assert checked == ["check_trial", "check_trial"]
 
 
 def test_a_stray_is_swept_in_a_thread_and_gone_before_the_check(
@@ -104,21 +120,26 @@ def test_a_stray_is_swept_in_a_thread_and_gone_before_the_check(
     assert [t.passed for t in trials] == [True, True]
 
 
-def test_a_command_check_runs_in_a_thread(tmp_path: Path, handed_off: dict[str, int]) -> None:
+def test_a_command_check_runs_in_a_thread(
+    tmp_path: Path, handed_off: dict[str, int], checked: list[str]
+) -> None:
     report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK + "  - succeeds: grep -q ok out.txt\n")
     assert [t.passed for t in _trials(report)] == [True, True]
-    assert handed_off.get("check_trial") == 2
+    assert checked == ["check_trial", "check_trial"]
+    assert "check_trial" not in handed_off  # its own thread, never a worker of the pool
     assert handed_off.get("_finish") == 2  # after a command, not on the loop either
 
 
-def test_a_template_is_copied_and_compared_in_threads(tmp_path: Path, handed_off: dict[str, int]) -> None:
+def test_a_template_is_copied_and_compared_in_threads(
+    tmp_path: Path, handed_off: dict[str, int], checked: list[str]
+) -> None:
     template = tmp_path / "template"
     template.mkdir()
     (template / "README").write_text("hello\n")
     report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK, template=template)
     assert [t.passed for t in _trials(report)] == [True, True]
     assert handed_off.get("_open_sandbox") == 2
-    assert handed_off.get("check_trial") == 2
+    assert checked == ["check_trial", "check_trial"]
     assert handed_off.get("_finish") == 2
 
 

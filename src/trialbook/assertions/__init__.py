@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from .. import _lazy_exports
 
 if TYPE_CHECKING:
-    from ._base import Assertion, evaluate_all
+    from ._base import Assertion, CheckProgress, evaluate_all
     from ._calls import NotRan, Ran, RanInOrder, not_ran, ran, ran_in_order
     from ._commands import DEFAULT_SUCCEEDS_TIMEOUT_S, Succeeds, succeeds
     from ._custom import AssertThat, CheckFunction, assert_that
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "Assertion": "_base",
     "evaluate_all": "_base",
+    "CheckProgress": "_base",
     "NotRan": "_calls",
     "Ran": "_calls",
     "RanInOrder": "_calls",
@@ -68,6 +69,7 @@ __all__ = [
     "Assertion",
     "Call",
     "CheckFunction",
+    "CheckProgress",
     "CommandOutcome",
     "FileContains",
     "FileExists",

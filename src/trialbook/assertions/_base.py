@@ -9,7 +9,15 @@ from typing import Protocol, runtime_checkable
 from ..evidence import AssertionRecord, JsonObject, JsonValue
 from ._trial import Call, FinishedTrial
 
-__all__ = ["Assertion", "describe_calls", "evaluate_all", "exit_text", "make_label", "numbered"]
+__all__ = [
+    "Assertion",
+    "CheckProgress",
+    "describe_calls",
+    "evaluate_all",
+    "exit_text",
+    "make_label",
+    "numbered",
+]
 
 
 @runtime_checkable
@@ -39,14 +47,30 @@ class Assertion(Protocol):
         ...
 
 
-def evaluate_all(assertions: Sequence[Assertion], trial: FinishedTrial) -> tuple[AssertionRecord, ...]:
+class CheckProgress:
+    """How far a trial's checks got, readable from another thread when they overrun their deadline.
+
+    ``running`` names what runs now (a check's label, or a step before the checks); ``records`` holds
+    every finished check's record. Written by the checking thread only, read once it is given up on.
+    """
+
+    def __init__(self) -> None:
+        self.running: str | None = None
+        self.records: list[AssertionRecord] = []
+
+
+def evaluate_all(
+    assertions: Sequence[Assertion], trial: FinishedTrial, progress: CheckProgress | None = None
+) -> tuple[AssertionRecord, ...]:
     """Check every assertion, in order, even after a failure, so one run shows every problem.
 
     A check that raises becomes a failed record with ``error`` set instead of ending the trial: one broken
     custom check must not hide what the other assertions found.
     """
-    records: list[AssertionRecord] = []
+    progress = progress if progress is not None else CheckProgress()
+    records = progress.records
     for assertion in assertions:
+        progress.running = assertion.label
         try:
             records.append(assertion.check(trial))
         except Exception as exc:
@@ -60,6 +84,7 @@ def evaluate_all(assertions: Sequence[Assertion], trial: FinishedTrial) -> tuple
                     error=f"{type(exc).__name__}: {exc}",
                 )
             )
+    progress.running = None
     return tuple(records)
 
 

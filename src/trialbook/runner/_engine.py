@@ -204,6 +204,7 @@ def _requests(
             instructions=spec.instructions,
             skills=spec.skills,
             output_limit=spec.output_limit,
+            check_deadline_s=spec.check_deadline_s,
         )
         for n in range(1, spec.trials + 1)
     ]

@@ -24,9 +24,20 @@ from ..sandbox._sandbox import remove_tree
 from ..sandbox._shell import Shell
 from ..sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 from ..spec import InstructionFile, SkillFolder
+from ..spec._limits import CHECKS_BASE_S
+from ._deadline import within
 from ._explain import Explanation
 from ._inputs import place_inputs, skills_folder, with_loading
-from ._verdicts import Checked, Recorded, check_trial, record_trial, unused_shim_note, unused_shims
+from ._verdicts import (
+    Checked,
+    CheckState,
+    Recorded,
+    check_trial,
+    overran,
+    record_trial,
+    unused_shim_note,
+    unused_shims,
+)
 
 __all__ = [
     "NotStarted",
@@ -67,6 +78,8 @@ class TrialRequest(FrozenRecord):
     instructions: tuple[InstructionFile, ...] = ()
     skills: tuple[SkillFolder, ...] = ()
     output_limit: int = DEFAULT_OUTPUT_LIMIT
+    check_deadline_s: float = CHECKS_BASE_S
+    """Seconds the trial's checks may take together once the agent finished (``limits.checks``)."""
 
 
 @frozen_record
@@ -281,7 +294,7 @@ async def run_trial(
                 held.leave(result)
                 held = None
                 await asyncio.sleep(0)
-            checked = await _check(request, agent, masker, scope, sandbox, result, capture, quick=quick)
+            checked = await _check(request, agent, masker, scope, sandbox, result, capture)
         finally:
             if held is not None:
                 held.leave(result)
@@ -334,22 +347,24 @@ async def _check(
     sandbox: Sandbox,
     result: AgentResult,
     capture: OutputCapture,
-    *,
-    quick: bool,
 ) -> Checked:
-    """Sweep what the agent left running, then check: on the event loop when neither step can block.
+    """Sweep what the agent left running, then check, within the trial's check deadline.
 
     Looking for left-over processes takes one pass over the processes started since the trial's last
-    pass; killing them waits for them to die, so that happens in a worker thread, as do checks that run
-    commands or user code and the comparison against a template (a walk over every file).
+    pass; killing them waits for them to die, so that happens in a worker thread. The checks run in a
+    daemon thread (see :mod:`._deadline`): past ``limits.checks`` the trial ends ``error`` naming the
+    check that was running, and a signal stops the wait at once, whatever the check is doing.
     """
     # What the agent left running (in its own session, double-forked) must not change the files the
     # checks read; commands the checks start carry the marker and end with the trial.
     if not scope.quiet():
         await asyncio.to_thread(scope.sweep)
-    if quick:  # see _quick
-        return check_trial(request, agent, masker, sandbox, result, capture)
-    return await asyncio.to_thread(check_trial, request, agent, masker, sandbox, result, capture)
+    state = CheckState()
+    work = functools.partial(check_trial, request, agent, masker, sandbox, result, capture, state)
+    try:
+        return await within(work, request.check_deadline_s)
+    except TimeoutError:
+        return overran(request, result, state)
 
 
 def _quick(request: TrialRequest) -> bool:

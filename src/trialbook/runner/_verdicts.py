@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from .._records import FrozenRecord, frozen_record
 from ..agents import Agent
-from ..assertions import Call, evaluate_all
+from ..assertions import Call, CheckProgress, evaluate_all
 from ..evidence import AgentResult, AssertionRecord, JsonObject
 from ..masking import Masker, masked_call, masked_record, masked_result
 from ..sandbox import Sandbox, ShimConfig
@@ -27,7 +27,16 @@ from ._outputs import write_json, write_trial_files
 if TYPE_CHECKING:
     from ._trial import TrialRequest
 
-__all__ = ["Checked", "Recorded", "check_trial", "record_trial", "unused_shim_note", "unused_shims"]
+__all__ = [
+    "CheckState",
+    "Checked",
+    "Recorded",
+    "check_trial",
+    "overran",
+    "record_trial",
+    "unused_shim_note",
+    "unused_shims",
+]
 
 
 def unused_shims(shims: tuple[ShimConfig, ...], calls: tuple[Call, ...]) -> tuple[str, ...]:
@@ -59,6 +68,16 @@ class Checked(FrozenRecord):
     """The agent's file changes, already masked."""
 
 
+class CheckState:
+    """What :func:`check_trial` has made so far, for :func:`overran` when it misses its deadline."""
+
+    def __init__(self) -> None:
+        self.progress = CheckProgress()
+        self.agent_calls: bytes | None = None
+        self.calls: tuple[Call, ...] = ()
+        self.changes: JsonObject = {}
+
+
 @frozen_record
 class Recorded(FrozenRecord):
     """A checked trial as the evidence keeps it: masked, explained, written."""
@@ -79,23 +98,30 @@ def check_trial(
     sandbox: Sandbox,
     result: AgentResult,
     capture: OutputCapture,
+    state: CheckState | None = None,
 ) -> Checked:
     """Snapshot the agent's calls and changes, then run the checks; the caller has swept already.
 
     Nothing the agent left running may change the files the checks read, so the trial's processes are
     swept first (see ``_trial._check``); commands the checks start carry the marker and end with it.
     """
+    state = state if state is not None else CheckState()
+    progress = state.progress
+    progress.running = "reading the call log"
     # Snapshot the log now: commands that checks run later go through the shims too, but they are
     # not the agent's calls.
     try:
         agent_calls = sandbox.call_log.read_bytes()
     except FileNotFoundError:  # no shims, so no log
         agent_calls = None
+    state.agent_calls = agent_calls
     # Likewise the file changes: what the agent left behind, before checks run their own commands.
+    progress.running = "comparing the sandbox with its starting files (changes.json)"
     folder = skills_folder(agent)
     placed = placed_sources(request.instructions, request.skills, folder)
     replaced = placed_roots(request.instructions, request.skills, folder)
     changes = record_changes(request.template, sandbox.workdir, masker, placed, replaced)
+    state.changes = changes
     # The snapshot is the log the checks see too: read once, parsed once.
     log = parse_call_log(agent_calls or b"", source=str(sandbox.call_log))
     if log.problems:
@@ -104,10 +130,42 @@ def check_trial(
         result = replace(result, capture_errors=(*result.capture_errors, *problems))
     finished = sandbox.finished(result, capture, log=log)
     calls = tuple(finished.calls)  # the agent's calls: read before the checks run their commands
-    records = evaluate_all(request.assertions, finished)
+    state.calls = calls
+    records = evaluate_all(request.assertions, finished, progress)
     passed = trial_passed(result, [record.passed for record in records])
     unused = unused_shims(request.shims, calls)
     return Checked(result, records, calls, passed, unused, agent_calls, changes)
+
+
+def overran(request: TrialRequest, result: AgentResult, state: CheckState) -> Checked:
+    """The trial as far as its checks got when they missed the check deadline: an error naming the check.
+
+    The check that was running is recorded as failed with the deadline as its error, the ones after it
+    as not run; what the agent did (its calls, its changes) is kept as far as it was read.
+    """
+    deadline = request.check_deadline_s
+    running = state.progress.running or "the checks"
+    done = list(state.progress.records)
+    records = [*done]
+    for assertion in request.assertions[len(done) :]:
+        first = len(records) == len(done) and assertion.label == running
+        records.append(
+            AssertionRecord(
+                kind=assertion.kind,
+                label=assertion.label,
+                passed=False,
+                expected=assertion.label,
+                actual=f"still running at the check deadline ({deadline:g}s)" if first else "not run",
+                error=f"did not finish within the check deadline of {deadline:g}s" if first else None,
+            )
+        )
+    message = (
+        f"the checks did not finish within the check deadline of {deadline:g}s (limits.checks): "
+        f"{running} was still running, and no later check ran"
+    )
+    errored = replace(result, success=False, stop_reason="execution_error", error=message)
+    calls = state.calls
+    return Checked(errored, tuple(records), calls, False, (), state.agent_calls, state.changes)
 
 
 def record_trial(request: TrialRequest, checked: Checked, masker: Masker, capture: OutputCapture) -> Recorded:

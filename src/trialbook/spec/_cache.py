@@ -89,4 +89,6 @@ def cache_material(
         ),
         # Likewise: what checks see of the output can depend on the limit, but the default changes no key.
         **({"output_limit": spec.output_limit} if spec.output_limit != DEFAULT_OUTPUT_LIMIT else {}),
+        # A check deadline can turn a slow check into an error; unset, the key stays what it was.
+        **({"checks_timeout_s": spec.checks_timeout_s} if spec.checks_timeout_s is not None else {}),
     }

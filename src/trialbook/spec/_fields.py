@@ -268,9 +268,17 @@ FIELDS: tuple[FieldDoc, ...] = (
                         "check's output): bytes or a size such as 512KiB, 20MB; from 1KiB to 1GiB."
                     ),
                 },
+                "checks": {
+                    **_DURATION,
+                    "description": (
+                        "Time a trial's checks may take together once its agent finished; past it the trial "
+                        "is an error naming the check. Default: 60s plus every succeeds command's timeout."
+                    ),
+                },
             },
         },
-        "Bounds on what a trial may produce: output is the bytes kept of each stream (default 10MiB).",
+        "Bounds on a trial: output is the bytes kept of each stream (default 10MiB), checks the time its "
+        "checks may take (default 60s plus the succeeds timeouts).",
         "limits: {output: 20MiB}",
     ),
 )

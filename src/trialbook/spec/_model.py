@@ -70,8 +70,18 @@ class EvalSpec(FrozenRecord):
     timeout_s: float = DEFAULT_TIMEOUT_S
     output_limit: int = DEFAULT_OUTPUT_LIMIT
     """Bytes kept of each stream a trial captures (``limits.output``)."""
+    checks_timeout_s: float | None = None
+    """``limits.checks`` as written; :attr:`check_deadline_s` gives the one in force."""
     evals_root: Path
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def check_deadline_s(self) -> float:
+        """Seconds the trial's checks may take together (``limits.checks``, or the default)."""
+        from ._limits import check_deadline
+
+        timeouts = [float(getattr(a, "timeout_s", 0.0)) for a in self.assertions if a.kind == "succeeds"]
+        return check_deadline(self.checks_timeout_s, timeouts)
 
     def line_of(self, field_path: str) -> int:
         """The line ``field_path`` (or its closest written parent) is on; 1 when it was not written."""

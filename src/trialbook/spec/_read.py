@@ -9,13 +9,12 @@ from pathlib import Path
 from ..agents import AgentSpec
 from ..assertions import Assertion
 from ..sandbox import TemplateFilter, check_pattern
-from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT
 from ..sandbox._special import find_special_files
 from ._compare import CompareSpec, check_compare, read_compare
 from ._context import Context
 from ._fields import FIELDS, ID_PATTERN
 from ._inputs import InstructionFile, SkillFolder
-from ._limits import read_limits
+from ._limits import Limits, read_limits
 from ._model import DEFAULT_TIMEOUT_S, EvalSpec, ShimSpec
 from ._nodes import Node
 from ._problems import display_path
@@ -53,7 +52,7 @@ class _EvalReader:
         self.skills: tuple[SkillFolder, ...] | None = ()
         self.compare: CompareSpec | None = None
         self.compare_ok = True
-        self.output_limit: int | None = DEFAULT_OUTPUT_LIMIT
+        self.limits: Limits | None = Limits()
         self.triggers: TriggerSpec | None = None
         self.triggers_ok = True
 
@@ -246,7 +245,7 @@ class _EvalReader:
         self.timeout_s = self.ctx.read.duration(node, "timeout", _EXAMPLE["timeout"])
 
     def read_limits(self, node: Node) -> None:
-        self.output_limit = read_limits(node, self.ctx)
+        self.limits = read_limits(node, self.ctx)
 
 
 READERS: dict[str, Callable[[_EvalReader, Node], None]] = {
@@ -328,7 +327,7 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         or r.skills is None
         or not r.compare_ok
         or not r.triggers_ok
-        or r.output_limit is None
+        or r.limits is None
     ):
         return None
     return EvalSpec(
@@ -353,7 +352,8 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         assertions=r.assertions,
         max_cost_usd=r.max_cost_usd,
         timeout_s=r.timeout_s,
-        output_limit=r.output_limit,
+        output_limit=r.limits.output,
+        checks_timeout_s=r.limits.checks_s,
         evals_root=ctx.evals_root,
         lines=dict(ctx.lines),
     )
