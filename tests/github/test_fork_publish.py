@@ -129,13 +129,13 @@ def test_a_forged_folder_cannot_push_history_and_a_linked_or_huge_ci_json_is_ref
     linked.mkdir()
     os.symlink(secret, linked / "ci.json")
     refused = _invoke(environ, "publish", str(linked))
-    assert refused.exit_code == 2 and "not a regular file" in refused.output
+    assert refused.exit_code == 1 and "not a regular file" in refused.output
     huge = tmp_path / "huge"
     huge.mkdir()
     with open(huge / "ci.json", "wb") as handle:
         handle.truncate(MAX_STATE_BYTES + 1)  # sparse: no disk is used
     refused = _invoke(environ, "publish", str(huge))
-    assert refused.exit_code == 2 and "larger than 64 MiB" in refused.output
+    assert refused.exit_code == 1 and "larger than 64 MiB" in refused.output
     assert "Traceback" not in refused.output
 
 

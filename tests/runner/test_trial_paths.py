@@ -24,6 +24,7 @@ import pytest
 
 from trialbook._inplace import InPlace
 from trialbook.runner import RunReport, _engine, _trial
+from trialbook.runner._deadline import within
 
 from .local import run_as_ci
 
@@ -75,7 +76,7 @@ def handed_off(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 def checked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The functions run under a check deadline, by name, in order."""
     names: list[str] = []
-    real = _trial.within
+    real = within
 
     async def counting(function: Callable[[], Any], deadline_s: float, **kwargs: Any) -> Any:
         names.append(getattr(getattr(function, "func", function), "__name__", "?"))

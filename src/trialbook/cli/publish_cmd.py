@@ -60,6 +60,17 @@ def _stopped(args: Sequence[str], message: str) -> None:
     help="Name of the sticky PR comment (1-64 letters, digits, spaces, . _ -): workflows with different "
     "names keep separate comments.",
 )
+@click.option(
+    "--evals",
+    "evals",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Eval files or folders of this checkout (default: evals): the pairs a run may record history "
+    "for. Repeatable.",
+)
+@click.option(
+    "--agent", "agents", multiple=True, help="An agent the run step added with --agent. Repeatable."
+)
 def publish_command(
     folders: tuple[Path, ...],
     results_dir: Path,
@@ -67,6 +78,8 @@ def publish_command(
     github_token: str | None,
     label: str,
     comment_header: str | None,
+    evals: tuple[Path, ...],
+    agents: tuple[str, ...],
 ) -> None:
     """Publish what `trialbook ci --stage run` left in one or more results folders.
 
@@ -78,9 +91,14 @@ def publish_command(
 
     On a workflow_run event (publishing a fork's pull request run) the folders are treated as untrusted
     data: their history lines are not recorded, and the comment goes to the open PR GitHub's payload
-    names, only when it carries --label.
+    names, only when it carries --label. Any other run's folders are checked before anything is
+    published: history lines only for eval × agent pairs the eval files at --evals define, marked with
+    this workflow run's event and ref, and no workflow command in any text; a folder that fails a check
+    is refused whole (exit code 1).
     """
     inputs = CiInputs(
+        paths=evals or (Path("evals"),),
+        agents=agents,
         results_dir=results_dir,
         history_branch=history_branch,
         github_token=github_token,

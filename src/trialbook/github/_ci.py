@@ -40,9 +40,10 @@ from ._env import ActionsEnv
 from ._files import write_outputs, write_summary
 from ._http import GitHubApi
 from ._report import action_outputs, cancellation_message, failure_annotations
-from ._state import CiState, latest_attempts, merge_states, read_state, write_state
+from ._state import STATE_FILE, CiState, latest_attempts, merge_states, read_state, write_state
 from ._stopped import TITLE, hand_over_error
 from ._trigger import DEFAULT_LABEL, TriggerPlan, decide_trigger
+from ._untrusted import TamperedArtifact, check_artifact
 from ._workflow_run import comment_target
 
 __all__ = [
@@ -303,12 +304,14 @@ def publish(
     if announce_masks:
         mask_secrets([token] if token else [])
     if state is None:
-        states, replaced = latest_attempts([read_state(f) for f in folders or (inputs.results_dir,)])
+        states, replaced = latest_attempts([_read_untrusted(f) for f in folders or (inputs.results_dir,)])
         for note in replaced:
             print(f"trialbook publish: {note}; only the newest attempt is reported.", flush=True)
         state = merge_states(states)
         if len(folders) > 1:
             _warn_unrun_shards(state)
+        # Read from results folders: data the job that ran the agents wrote, checked before any use.
+        _check_folders(state, inputs, env, folders)
     mask = Masker([token] if token else []).text
     if env.event_name == "workflow_run":
         # The artifact of another run, which a fork's code may have written: its lines are never recorded.
@@ -401,6 +404,58 @@ def publish(
         if outcome.comment_failure is not None:
             emit_annotation("warning", f"The PR comment was not posted: {outcome.comment_failure}")
     return outcome
+
+
+def _read_untrusted(folder: Path) -> CiState:
+    """``folder``'s ci.json, read as an artifact another job wrote.
+
+    One that is there but is no run's hand-over (a link, too large, not what trialbook writes) is a
+    refused artifact, exit code 1; a folder without one is a usage mistake, exit code 2.
+    """
+    path = folder / STATE_FILE
+    if not path.exists() and not path.is_symlink():
+        return read_state(folder)
+    try:
+        return read_state(folder)
+    except TrialbookError as exc:
+        raise TamperedArtifact(f"{exc}; refused, nothing of it is published") from None
+
+
+def _check_folders(state: CiState, inputs: CiInputs, env: ActionsEnv, folders: tuple[Path, ...]) -> None:
+    source = ", ".join(str(f / "ci.json") for f in folders or (inputs.results_dir,))
+    if env.event_name == "workflow_run":
+        # Its lines are dropped below; its text is still checked before anything of it is printed.
+        check_artifact(replace(state, history_lines=()), (), event="", ref="", source=source)
+        return
+    planned = _planned_pairs(inputs) if state.history_lines else set()
+    check_artifact(state, planned, event=env.event_name, ref=env.ref or "", source=source)
+
+
+def _planned_pairs(inputs: CiInputs) -> set[tuple[str, str]]:
+    """Every eval × agent label the eval files of this checkout define: what a run may record lines for.
+
+    Read by the publish step from its own checkout, never from the artifact: the labels a run gives its
+    pairs (``name-2`` for a second entry of one agent, the ``~without`` arm, the negative control) and
+    the agents the action's ``agents`` input may add to an eval.
+    """
+    from ..runner._plan import CONTROL_LABEL, WITHOUT_SUFFIX, agent_label
+
+    try:
+        specs = load_specs(RunOptions(paths=inputs.paths))
+    except TrialbookError as exc:
+        raise TrialbookError(
+            f"the eval files at {' '.join(map(str, inputs.paths))} could not be read ({exc}), so the "
+            "artifact's history lines cannot be checked: check out the repository in the publish job and "
+            "give the action the same `evals` input as the run job"
+        ) from None
+    pairs: set[tuple[str, str]] = set()
+    for spec in specs:
+        labels = {agent_label(spec, index) for index in range(len(spec.agents))} | set(inputs.agents)
+        if spec.compare is not None:
+            labels |= {label + WITHOUT_SUFFIX for label in labels}
+        labels.add(CONTROL_LABEL)
+        pairs |= {(spec.id, label) for label in labels}
+    return pairs
 
 
 def _warn_unrun_shards(state: CiState) -> None:
