@@ -44,9 +44,21 @@ if [ -n "$header" ] && ! [[ $header =~ $header_pattern ]]; then
   problem "comment-header: use 1 to 64 letters, digits, spaces, '.', '_' or '-', starting with a letter or digit (for example \`nightly-evals\`), got \`${header//$'\n'/ }\`."
 fi
 
-case "${TB_PUBLISH:-true}" in
-  true | false) ;;
-  *) problem "publish: expected true or false, got \`${TB_PUBLISH}\`." ;;
+results="${TB_RESULTS:-}"
+results_given=""
+[ -n "${results//[[:space:]]/}" ] && results_given=yes
+case "${TB_MODE:-run}" in
+  run | unsafe-run-and-publish)
+    if [ -n "$results_given" ]; then
+      problem "results: only \`mode: publish\` publishes downloaded results folders; this job has \`mode: ${TB_MODE:-run}\`. Add \`mode: publish\` to the publishing job, or remove \`results\`."
+    fi
+    ;;
+  publish)
+    if [ -z "$results_given" ]; then
+      problem "results: \`mode: publish\` needs the results folders to publish, for example \`\${{ runner.temp }}/results/*/results\` after \`actions/download-artifact\` of the run jobs' artifacts."
+    fi
+    ;;
+  *) problem "mode: expected run, publish or unsafe-run-and-publish, got \`${TB_MODE}\`." ;;
 esac
 
 if [ "${#problems[@]}" -eq 0 ]; then

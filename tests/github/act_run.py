@@ -111,8 +111,13 @@ def run_act(
     timeout_s: float = 600,
     workflow: str = ".github/workflows/evals.yml",
     extra: tuple[str, ...] = (),
+    home: Path | None = None,
 ) -> ActRun:
-    """Run ``job`` of ``workflow`` (and the jobs it needs) for ``event`` with the given payload."""
+    """Run ``job`` of ``workflow`` (and the jobs it needs) for ``event`` with the given payload.
+
+    ``home`` gives act (and so every step, which runs on this machine) another HOME: a test whose agent
+    attacks the runner's home folder attacks that one, never the machine's own.
+    """
     event_file, secret_file = tmp / "event.json", tmp / "act.secrets"
     event_file.write_text(json.dumps(payload))
     # Secrets go through a file, not argv, where every process on the machine could read them.
@@ -133,6 +138,10 @@ def run_act(
     argv += extra
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RUNNER_", "TRIALBOOK_"))}
     environ.pop("CI", None)
+    if home is not None:
+        # pip's download cache stays the machine's: the install is what it is with any HOME.
+        environ["PIP_CACHE_DIR"] = environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache/pip"))
+        environ["HOME"] = str(home)
     completed = subprocess.run(
         argv, cwd=work, env=environ, capture_output=True, text=True, timeout=timeout_s, check=False
     )

@@ -51,8 +51,14 @@ def test_the_docs_show_a_complete_workflow_and_the_fork_publisher() -> None:
     assert on["workflow_dispatch"]["inputs"]["force"]["type"] == "boolean"
     jobs = evals["jobs"]
     steps = {name: [s for s in job["steps"] if s.get("uses") == "./"] for name, job in jobs.items()}
-    assert "matrix" in jobs["shards"]["strategy"] and steps["shards"][0]["with"]["publish"] is False
-    assert jobs["publish"]["needs"] == "shards" and "results" in steps["publish"][0]["with"]
+    assert "matrix" in jobs["shards"]["strategy"] and "mode" not in steps["shards"][0]["with"]  # run
+    assert jobs["publish"]["needs"] == ["shards", "pull-request"]
+    assert steps["publish"][0]["with"]["mode"] == "publish" and "results" in steps["publish"][0]["with"]
+    # The boundary: jobs that run agents can write nothing; the one that can runs none.
+    for name in ("shards", "pull-request"):
+        assert jobs[name]["permissions"] == {"contents": "read"} and jobs[name]["environment"] == "agents"
+    assert jobs["publish"]["permissions"] == {"contents": "write", "pull-requests": "write"}
+    assert "secrets." not in yaml.safe_dump(jobs["publish"])
     for name in ("shards", "pull-request"):
         assert "install" in steps[name][0]["with"] and "ANTHROPIC_API_KEY" in steps[name][0]["env"]
     assert steps["pull-request"][0]["with"]["label"] == "run-evals"

@@ -18,7 +18,8 @@ GOOD = {
     "TB_LABEL": "run-evals",
     "TB_RETENTION_DAYS": "",
     "TB_COMMENT_HEADER": "Evals on Linux",
-    "TB_PUBLISH": "true",
+    "TB_MODE": "run",
+    "TB_RESULTS": "",
 }
 
 
@@ -36,7 +37,13 @@ def test_good_inputs_pass_silently(tmp_path: Path) -> None:
     done, summary = _check(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout == "" and summary == ""
-    assert _check(tmp_path, TB_RETENTION_DAYS="90", TB_INSTALL="", TB_PUBLISH="false")[0].returncode == 0
+    assert (
+        _check(tmp_path, TB_RETENTION_DAYS="90", TB_INSTALL="", TB_MODE="unsafe-run-and-publish")[
+            0
+        ].returncode
+        == 0
+    )
+    assert _check(tmp_path, TB_MODE="publish", TB_RESULTS="${{ runner.temp }}/r/*/results")[0].returncode == 0
 
 
 @pytest.mark.parametrize(
@@ -63,7 +70,12 @@ def test_good_inputs_pass_silently(tmp_path: Path) -> None:
         ({"TB_COMMENT_HEADER": "two\nlines"}, "comment-header: use 1 to 64 letters, digits, spaces"),
         ({"TB_COMMENT_HEADER": "end -->"}, "comment-header: use 1 to 64 letters, digits, spaces"),
         ({"TB_COMMENT_HEADER": "x" * 65}, "comment-header: use 1 to 64 letters, digits, spaces"),
-        ({"TB_PUBLISH": "yes please"}, "publish: expected true or false, got `yes please`"),
+        (
+            {"TB_MODE": "yes please"},
+            "mode: expected run, publish or unsafe-run-and-publish, got `yes please`",
+        ),
+        ({"TB_MODE": "publish", "TB_RESULTS": " \n"}, "results: `mode: publish` needs the results folders"),
+        ({"TB_MODE": "run", "TB_RESULTS": "r/*"}, "results: only `mode: publish` publishes"),
     ],
 )
 def test_a_bad_input_is_an_error_in_the_log_and_the_summary_with_exit_2(

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -158,7 +159,7 @@ def test_nightly_job_runs_every_eval_records_history_and_agents_never_see_the_to
     tmp_path: Path, project: tuple[Path, Path], github: FakeGitHub, token: str
 ) -> None:
     work, origin = project
-    run = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "evals")
+    run = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "publish")
     assert run.returncode == 0, run.log[-6000:]
     outputs = run.outputs()
     assert (outputs["passed"], outputs["failed"], outputs["cached"]) == ("4", "0", "0"), outputs
@@ -202,7 +203,7 @@ def test_labelled_pr_with_a_job_level_gh_token_comments_once_and_agents_never_se
     payload["pull_request"]["base"]["sha"] = base
     payload["pull_request"]["head"]["sha"] = head
 
-    run = _act(tmp_path, work, github, token, "pull_request", payload, "evals-pr")
+    run = _act(tmp_path, work, github, token, "pull_request", payload, "publish")
     assert run.returncode == 0, run.log[-6000:]
     outputs = run.outputs()
     assert (outputs["passed"], outputs["failed"]) == ("1", "0"), outputs
@@ -233,9 +234,10 @@ def test_a_fork_pr_is_published_by_the_workflow_run_example_with_one_comment_and
     payload["pull_request"]["base"]["sha"] = base
     payload["pull_request"]["head"]["sha"] = head
 
-    pr_run = _act(tmp_path, work, github, token, "pull_request", payload, "evals-pr")
+    # The workflow's own publish job is skipped for a fork (its token could not write anyway).
+    pr_run = _act(tmp_path, work, github, token, "pull_request", payload, "publish")
     assert pr_run.returncode == 0, pr_run.log[-6000:]
-    assert "no PR comment: this pull request comes from a fork" in pr_run.log
+    assert "trialbook publish" not in pr_run.log or "Skipping job 'publish'" in pr_run.log
     assert github.requests == []
     (name,) = [p.name for p in pr_run.artifacts.iterdir() if p.is_dir()]
     assert (pr_run.artifacts / f"{name}.retention-days").read_text() == "14"
@@ -310,7 +312,7 @@ def test_a_cached_failure_fails_the_pr_job_a_foreign_comment_stays_and_the_night
     payload["pull_request"]["base"]["sha"] = base
     payload["pull_request"]["head"]["sha"] = head
 
-    pr = _act(tmp_path, work, github, token, "pull_request", payload, "evals-pr")
+    pr = _act(tmp_path, work, github, token, "pull_request", payload, "publish")
     assert pr.returncode != 0, pr.log[-6000:]  # a cached failure is a failure
     outputs = pr.outputs()
     assert (outputs["passed"], outputs["failed"], outputs["cached"]) == ("1", "1", "1"), outputs
@@ -336,7 +338,10 @@ def test_a_cached_failure_fails_the_pr_job_a_foreign_comment_stays_and_the_night
     git(work, "push", "-q", "origin", "main")
     # The runner's checkout (fetch-depth: 0) fetches every branch of origin, the history branch included.
     git(work, "fetch", "-q", "origin")
-    nightly = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "evals")
+    # Another workflow run: its publish job downloads its own run's artifacts, not the PR run's (the
+    # stand-in download reads every artifact act keeps, so the PR run's are cleared first).
+    shutil.rmtree(pr.artifacts)
+    nightly = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "publish")
     assert nightly.returncode != 0, nightly.log[-6000:]  # broken is still known to fail
     outputs = nightly.outputs()
     assert (outputs["passed"], outputs["failed"], outputs["cached"]) == ("4", "1", "2"), nightly.log[-6000:]
@@ -363,7 +368,9 @@ def test_the_docs_complete_workflow_runs_three_shards_and_publishes_them_with_on
     # On GitHub each shard has a runner of its own; here they share one machine, where a shard's agent
     # would rightly find the token a neighbouring shard's fetch step holds. So one at a time.
     text, serial = re.subn(r"(\n( +)fail-fast: false\n)", r"\1\2max-parallel: 1\n", text)
-    assert (installs, evals, serial) == (1, 2, 1)
+    # The publish job checks the artifacts against the same eval files.
+    text, checked = re.subn(r"(\n( +)mode: publish\n)", r"\1\2evals: examples/evals\n", text)
+    assert (installs, evals, serial, checked) == (1, 2, 1, 1)
     (work / ".github/workflows/evals.yml").write_text(text)
     git(work, "commit", "-q", "-am", "the documented workflow")
     git(work, "push", "-q", "origin", "main")
@@ -418,7 +425,7 @@ def test_a_history_push_the_remote_refuses_is_a_warning_and_the_passing_nightly_
     hook = origin / "hooks/pre-receive"
     hook.write_text("#!/bin/sh\necho 'history is frozen this week' >&2\nexit 1\n")
     hook.chmod(0o755)
-    run = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "evals")
+    run = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "publish")
     assert run.returncode == 0, run.log[-6000:]  # the evals passed; publishing is not what failed
     outputs = run.outputs()
     assert (outputs["passed"], outputs["failed"]) == ("4", "0"), outputs

@@ -93,7 +93,10 @@ def test_a_new_push_supersedes_the_older_heads_run_and_only_that() -> None:
 def test_a_nightly_never_cancels_a_pr_run_and_a_second_nightly_waits() -> None:
     running = _started("pull_request", _labeled("run-evals"))
     nightly = _started("schedule", {"schedule": "17 3 * * *"})
-    assert nightly == {"evals": ("evals-refs/heads/main", False)}
+    assert nightly == {
+        "evals": ("evals-refs/heads/main", False),
+        "publish": ("evals-publish-refs/heads/main", False),  # waits for the run, never cancels one
+    }
     assert _cancelled_by(running, nightly) == set()
     assert _cancelled_by(nightly, nightly) == set()  # queued behind the running one, not cancelling it
 

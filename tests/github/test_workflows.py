@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -73,7 +74,7 @@ ZIZMOR = Path(sys.executable).parent / "zizmor"
 
 def zizmor(*files: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(ZIZMOR), "--offline", "--min-severity", "medium", *map(str, files)],
+        [str(ZIZMOR), "--offline", "--persona", "auditor", "--min-severity", "medium", *map(str, files)],
         capture_output=True,
         text=True,
         check=False,
@@ -135,7 +136,7 @@ def test_ci_lints_every_workflow_file_of_the_repository() -> None:
     assert ROOT.joinpath(".github/workflows/evals-publish.yml").relative_to(ROOT).as_posix() in listed
     section = _ci_lint_section()
     assert 'actionlint "${workflows[@]}"' in section
-    assert 'zizmor --offline --min-severity medium action.yml "${workflows[@]}"' in section
+    assert 'zizmor --offline --persona auditor --min-severity medium action.yml "${workflows[@]}"' in section
 
 
 @pytest.mark.parametrize(
@@ -241,14 +242,20 @@ def test_action_uploads_results_even_on_failure() -> None:
     assert "github.job" in upload["with"]["name"]
     install = next(s for s in steps if s.get("id") == "install")
     assert '--require-hashes --no-deps -r "$GITHUB_ACTION_PATH/requirements/action.txt"' in install["run"]
-    assert '--no-deps "$GITHUB_ACTION_PATH"' in install["run"]
+    # trialbook is the action's own source on the venv's path: no build step, no unpinned build backend.
+    assert 'scripts/action/install_trialbook.py" "$GITHUB_ACTION_PATH"' in install["run"]
+    (installs,) = [line for line in install["run"].splitlines() if line.strip().startswith('"${pip[@]}"')]
+    assert "--require-hashes" in installs  # the one pip call: hash-pinned wheels, nothing built
     run = next(s for s in steps if s.get("id") == "run")
     assert not any("TOKEN" in name for name in run["env"]), "the step that runs agents holds no token"
     publish = next(s for s in steps if s.get("id") == "publish")
     installed = "always() && steps.install.outcome == 'success'"
-    assert upload["if"] == f"{installed} && inputs.results == ''"  # a publish-only job uploads nothing
-    assert publish["if"] == f"{installed} && inputs.publish == 'true'"
+    assert upload["if"] == f"{installed} && inputs.mode != 'publish'"  # a publish job uploads nothing
+    assert publish["if"] == f"{installed} && inputs.mode != 'run'"  # a run job publishes nothing
     assert publish["env"]["TRIALBOOK_GITHUB_TOKEN"] == "${{ inputs.github-token }}"
+    assert load(ACTION)["inputs"]["mode"]["default"] == "run"
+    # Publishing checks the artifact against the eval files of its own checkout.
+    assert '--evals "$path"' in publish["run"] and "TB_EVALS" in publish["env"]
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
@@ -270,12 +277,25 @@ def test_evals_workflow_shape() -> None:
     assert on["schedule"][0]["cron"] == "17 3 * * *"
     jobs = workflow["jobs"]
     writes = {name: job["permissions"] for name, job in jobs.items()}
-    assert writes["evals"] == {"contents": "write"}
-    assert writes["evals-pr"] == {"contents": "write", "pull-requests": "write"}
+    # The jobs that run agents can write nothing; only the publish job, which runs none, can.
+    assert writes == {
+        "evals": {"contents": "read"},
+        "evals-pr": {"contents": "read"},
+        "publish": {"contents": "write", "pull-requests": "write"},
+    }
     assert "'run-evals'" in jobs["evals-pr"]["if"]
-    for job in jobs.values():
-        checkout = job["steps"][0]
+    for name in ("evals", "evals-pr"):
+        assert jobs[name]["environment"] == "agents"  # model keys are that environment's secrets
+        checkout, action = jobs[name]["steps"]
         assert checkout["with"]["fetch-depth"] == 0
+        assert action["uses"] == "./" and action["with"].get("mode", "run") == "run"
+    publish = jobs["publish"]
+    assert publish["needs"] == ["evals", "evals-pr"]
+    assert "always()" in publish["if"] and "head.repo.full_name == github.repository" in publish["if"]
+    assert "secrets." not in json.dumps(publish)  # no model key where the write token is
+    steps = {step.get("uses", "").split("@")[0]: step for step in publish["steps"]}
+    assert steps["./"]["with"]["mode"] == "publish" and "results" in steps["./"]["with"]
+    assert "actions/download-artifact" in steps
 
 
 def test_the_action_installs_exactly_what_uv_lock_pins() -> None:
