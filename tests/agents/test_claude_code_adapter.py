@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.agents._cli_trial import FAKE_KEY, make_trial
-from tests.clis import ensure_cli
+from tests.clis import ensure_cli, version_of
 from trialbook.agents import Agent, AgentSpec
 from trialbook.agents.claude_code import ClaudeCodeAgent, create
 from trialbook.errors import ConfigError
@@ -30,10 +30,14 @@ def test_the_command_line_carries_model_turns_budget_and_extra_args(tmp_path: Pa
     agent = _agent(model="sonnet", max_turns=5, args=["--tools", "Bash"])
     trial = make_trial(tmp_path, max_cost_usd=0.25)
     argv = agent.argv(trial.task, Path("/bin/claude"))
-    assert argv[:6] == ["/bin/claude", "-p", "--output-format", "stream-json", "--verbose", "--bare"]
-    # --bare turns off CLAUDE.md and skill discovery; --add-dir with the sandbox is the CLI's way back in.
-    assert argv[6:10] == ["--permission-mode", "bypassPermissions", "--add-dir", str(trial.task.workdir)]
-    assert argv[10:] == [
+    assert argv[:5] == ["/bin/claude", "-p", "--output-format", "stream-json", "--verbose"]
+    assert "--bare" not in argv  # from 2.1.286 it loads no CLAUDE.md at all
+    # The repository's own settings only, and no MCP server: isolation by documented switches.
+    assert argv[5:12] == [
+        "--permission-mode", "bypassPermissions", "--setting-sources", "project",
+        "--strict-mcp-config", "--mcp-config", '{"mcpServers": {}}',
+    ]  # fmt: skip
+    assert argv[12:] == [
         "--model",
         "sonnet",
         "--max-turns",
@@ -109,7 +113,7 @@ def test_claude_auth_status_accepts_the_runner_key(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
     agent = _agent(binary=str(ensure_cli("@anthropic-ai/claude-code")))
     assert agent.available().ok
-    assert agent.version() == "2.1.197"
+    assert agent.version() == version_of("@anthropic-ai/claude-code")
 
 
 @pytest.mark.real_cli

@@ -75,7 +75,7 @@ def test_claude_code_gets_claude_md_and_codex_gets_agents_md_under_their_isolati
         "codex": [r for r in requests if r.path.startswith("/v1/responses")],
     }
     assert all(by_agent.values()), [r.path for r in requests]
-    # Claude Code keeps --bare and still reads the project's CLAUDE.md (never AGENTS.md); Codex reads
+    # Claude Code reads the project's CLAUDE.md (never AGENTS.md) as a user's session would; Codex reads
     # AGENTS.md from its working folder (never CLAUDE.md) and lists the skill placed in .agents/skills.
     assert all(markers_in(r.body) & PLACED == {"CLAUDE.md"} for r in by_agent["claude-code"])
     assert markers_in(by_agent["codex"][0].body) == {"AGENTS.md", "skill"}
@@ -92,8 +92,8 @@ def test_claude_code_gets_claude_md_and_codex_gets_agents_md_under_their_isolati
     assert loaded_rows(runs / "audited/claude-code/trial-1/result.json") == {
         **dict.fromkeys(PLACED, False),
         "CLAUDE.md": True,
-        # --bare gives the model no Skill tool: the skill is discovered but never offered.
-        ".claude/skills/deploy-notes": False,
+        # Discovered and offered to the model with the Skill tool, as in a user's session.
+        ".claude/skills/deploy-notes": True,
     }
     assert loaded_rows(runs / "audited/codex/trial-1/result.json") == {
         **dict.fromkeys(PLACED, False),
@@ -107,11 +107,11 @@ def test_claude_code_gets_claude_md_and_codex_gets_agents_md_under_their_isolati
         assert rows == {**dict.fromkeys(PLACED), f"{folder}/deploy-notes": None}
 
 
-def test_a_slash_prompt_runs_a_claude_code_skill_under_bare_and_loaded_says_so(
+def test_a_slash_prompt_runs_a_claude_code_skill_and_loaded_says_so(
     invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Under --bare the model has no Skill tool; a prompt of /NAME is how a skill runs, and its body then
-    # reaches the model. That is no tool call, so skill_used does not count it (docs/assertions.md), and
+    # A prompt of /NAME runs a skill without the model choosing it: its body reaches the model as part of
+    # the user's turn. That is no tool call, so skill_used does not count it (docs/assertions.md), and
     # loaded, decided from the audited requests, is the check that shows it.
     claude = ensure_cli("@anthropic-ai/claude-code")
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.clis import ensure_cli
-from tests.fakes.model_server import ModelServer, say, shell
+from tests.fakes.model_server import ModelServer, say, shell, use_tool
 
 from ..runner.conftest import Invoke, invoke
 
@@ -141,3 +141,31 @@ def test_a_description_edit_that_loses_the_skill_is_a_significant_recall_drop_ag
         "should_not",
         "should_not",
     ]
+
+
+def test_claude_code_skill_tool_calls_give_the_scripted_confusion_table(
+    invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claude = ensure_cli("@anthropic-ai/claude-code")
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    uses = [use_tool("Skill", skill="deploy"), say("Deployed.")]
+    when = {text: uses for text, (_, reads) in QUERIES.items() if reads}
+    with ModelServer([say("Done.")], when=when) as server:
+        _write(tmp_path, codex=Path("unused"), url="unused", min_recall=0.5)
+        eval_file = tmp_path / "evals/deploy.eval.yaml"
+        _, _, tail = eval_file.read_text().partition("timeout: 60s\n")
+        agent = (
+            "secrets: [FAKE_ANTHROPIC_KEY]\nskills: [../skills/deploy]\nagents:\n  - name: claude-code\n"
+            f"    binary: {claude}\n    model: sonnet\n    env:\n"
+            '      ANTHROPIC_API_KEY: "{{ secrets.FAKE_ANTHROPIC_KEY }}"\n'
+            f"      ANTHROPIC_BASE_URL: {server.url}\n"
+        )
+        eval_file.write_text(agent + "timeout: 60s\n" + tail)
+        result = invoke("eval", "evals", env={"FAKE_ANTHROPIC_KEY": "sk-ant-fake-" + "c1" * 20})
+    assert "recall 0.50 (1/2) · precision 0.50 (1/2)" in result.output, result.output
+    group = _group(tmp_path)
+    assert group["score"]["confusion"] == {"tp": 1, "fn": 1, "fp": 1, "tn": 1}
+    results = (tmp_path / ".trialbook/runs/latest").glob("evals/deploy/*/claude-code/trial-1/result.json")
+    actual = sorted(json.loads(path.read_text())["assertions"][0]["actual"] for path in results)
+    assert sum(text.startswith("tool call Skill ") for text in actual) == 2, actual

@@ -1,12 +1,14 @@
 """The ``claude-code`` agent: Anthropic's Claude Code CLI run non-interactively, one process per trial.
 
-Each trial runs ``claude -p`` with ``--bare`` (no hooks, plugins, memory or keychain: credentials come
-only from ``ANTHROPIC_API_KEY``), permissions bypassed (the sandbox is the boundary), an isolated HOME
-and config folder, and telemetry, auto-update and non-essential traffic off.
+Each trial runs ``claude -p`` in the sandbox with permissions bypassed (the sandbox is the boundary), an
+isolated HOME and config folder (so no user settings, memory, hooks, plugins or login of the runner's
+machine exist for it), ``--setting-sources project`` (only the repository's own settings), an empty
+``--strict-mcp-config`` (no MCP server but none), and telemetry, auto-update and non-essential traffic
+off. Credentials come from ``ANTHROPIC_API_KEY``. Claude Code then discovers the project's
+``CLAUDE.md`` and skills exactly as a user's session in that repository would, with its ``Skill`` tool.
 
-``--bare`` also stops Claude Code from discovering the project's ``CLAUDE.md`` and skills; ``--add-dir``
-with the sandbox is the CLI's own way back in ("CLAUDE.md dirs"), so a trial sees the project as a user's
-session in that repository would, and nothing of the runner's machine.
+``--bare`` is not used: from 2.1.286 it no longer loads ``CLAUDE.md`` from any folder, and the switches
+above isolate by what they are documented to do rather than by a side effect.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ MAX_RETRIES = "2"
 """Default ``CLAUDE_CODE_MAX_RETRIES``: the CLI's own 10 retries back off for minutes on a dead endpoint."""
 
 _AUTH_STATUSES = (401, 403)
+
+NO_MCP_SERVERS = '{"mcpServers": {}}'
+"""With ``--strict-mcp-config``: the session has no MCP server but the ones given here, none."""
 
 
 def _watch(line: str) -> str | None:
@@ -92,8 +97,9 @@ class ClaudeCodeAgent(CliAgent):
         if not os.environ.get("ANTHROPIC_API_KEY"):
             return Availability(
                 False,
-                f"{NAME}: ANTHROPIC_API_KEY is not set. trialbook runs claude with --bare, which reads "
-                "credentials only from that variable: set it in the environment or in the agent's env.",
+                f"{NAME}: ANTHROPIC_API_KEY is not set. trialbook runs claude with an isolated HOME, so "
+                "it reads credentials only from that variable: set it in the environment or in the "
+                "agent's env.",
             )
         with tempfile.TemporaryDirectory(prefix=temp_prefix("claude-")) as home:
             env = build_env(
@@ -118,8 +124,9 @@ class ClaudeCodeAgent(CliAgent):
 
     def argv(self, task: AgentTask, binary: Path) -> list[str]:
         """The command line of one trial (the prompt last, after ``--``)."""
-        argv = [str(binary), "-p", "--output-format", "stream-json", "--verbose", "--bare"]
-        argv += ["--permission-mode", "bypassPermissions", "--add-dir", str(task.workdir)]
+        argv = [str(binary), "-p", "--output-format", "stream-json", "--verbose"]
+        argv += ["--permission-mode", "bypassPermissions", "--setting-sources", "project"]
+        argv += ["--strict-mcp-config", "--mcp-config", NO_MCP_SERVERS]
         if self._model is not None:
             argv += ["--model", self._model]
         if self._max_turns is not None:
@@ -163,7 +170,8 @@ class ClaudeCodeAgent(CliAgent):
                 "max_turns": self._max_turns,
                 "max_budget_usd": task.max_cost_usd,
                 "permission_mode": "bypassPermissions",
-                "bare": True,
+                "setting_sources": "project",
+                "strict_mcp_config": True,
                 "audit_requests": self._audit_requests,
                 "project_dirs": [str(task.workdir)],
                 "session_id": stream.session_id,
