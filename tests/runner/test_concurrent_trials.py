@@ -1,7 +1,7 @@
 """Trials side by side stay apart, and a run leaves no sandbox behind though folders go in the background.
 
 A finished trial's sandbox is removed or emptied for reuse while the next trial already runs (see
-``SandboxRemover``), on the event loop or in worker threads (see ``trialbook._inplace``). These tests
+``SandboxRemover``), in worker threads of its own. These tests
 run many trials at once and look at what each one saw and what is left once ``run`` returns.
 """
 

@@ -1,12 +1,11 @@
 """A trial's look for left-over processes runs on the event loop only when it cannot block; checks never do.
 
 Each way off the loop (a process of the trial still alive, a template) is taken where it must be, and
-the trial's evidence is the same either way. Checks always run in a daemon thread of their own, under
-the trial's check deadline (``runner._deadline``), never in the worker pool. Making a sandbox goes to a
-worker thread, except a reused folder with nothing to copy or write into it (they wait for the disk);
-writing the results and handing the folder over stay on the loop for a trial without a template whose
-checks only read files (see ``trialbook._inplace``, never struck out here: these tests check the route).
-Real runs of ``trialbook.run`` with a script agent; the thread hand-offs are counted, not mocked.
+the trial's evidence is the same either way. Making a sandbox goes to a worker thread, except a reused
+folder with nothing to copy or write into it; checks run in a daemon thread of their own under the
+trial's check deadline (``runner._deadline``); writing the results and handing the folder over go to a
+worker thread. Real runs of ``trialbook.run`` with a script agent; the thread hand-offs are counted, not
+mocked.
 """
 
 from __future__ import annotations
@@ -22,8 +21,7 @@ from typing import Any
 
 import pytest
 
-from trialbook._inplace import InPlace
-from trialbook.runner import RunReport, _engine, _trial
+from trialbook.runner import RunReport, _trial
 from trialbook.runner._deadline import within
 
 from .local import run_as_ci
@@ -40,12 +38,6 @@ def _run(
         f"negative_control: false\n{sandbox}{extra}assert:\n{checks}"
     )
     return run_as_ci(evals, folder / "runs", 2)
-
-
-@pytest.fixture(autouse=True)
-def _never_struck_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Light work stays in place whatever this machine's load does to one trial's end now and then."""
-    monkeypatch.setattr(_engine, "InPlace", functools.partial(InPlace, strikes=1_000))
 
 
 @pytest.fixture
@@ -99,7 +91,8 @@ def test_a_quiet_trial_with_file_checks_is_looked_at_on_the_loop_and_checked_und
     report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK)
     assert [t.passed for t in _trials(report)] == [True, True]
     handed_off.pop("close", None)  # the run's wait for the last sandbox removals, once per run
-    assert handed_off == {"_open_sandbox": 2}  # the results are written and the folder handed over here
+    # The sandbox is made, and the results written and the folder handed over, in worker threads.
+    assert handed_off == {"_open_sandbox": 2, "_finish": 2}
     assert checked == ["check_trial", "check_trial"]
 
 
@@ -161,7 +154,6 @@ def test_a_reused_folder_with_nothing_to_copy_is_made_on_the_loop(
     reused = _reused(report)
     assert reused > 0  # later trials found an emptied folder ready
     assert handed_off["_open_sandbox"] == 12 - reused
-    assert "_finish" not in handed_off
 
 
 def test_a_reused_folder_that_gets_shims_is_made_in_a_thread(

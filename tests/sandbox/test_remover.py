@@ -5,10 +5,10 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
-from trialbook._inplace import InPlace
 from trialbook.sandbox import Sandbox, create_sandbox
 from trialbook.sandbox._remover import SandboxRemover
 
@@ -117,34 +117,23 @@ def test_a_home_with_files_is_removed_whole(tmp_path: Path) -> None:
     assert list((tmp_path / "trials").iterdir()) == []
 
 
-def test_in_place_a_folder_without_a_template_is_gone_when_remove_returns(tmp_path: Path) -> None:
-    remover = SandboxRemover(limit=1, workers=1, inplace=InPlace())
-    boxes = [_sandbox(tmp_path / "trials", files=5) for _ in range(3)]
-    for box in boxes:  # more than the limit of one: in place, nothing waits for room
-        remover.remove(box)
-        assert not box.path.exists(), "removed in the background, not in place"
-    assert remover.close() == []
-
-
-def test_in_place_a_failed_removal_is_returned_by_close_not_raised(tmp_path: Path) -> None:
+def test_a_failed_removal_is_returned_by_close_not_raised(tmp_path: Path) -> None:
     broken = _sandbox(tmp_path / "trials")
     broken.__class__ = _Broken
-    remover = SandboxRemover(limit=4, inplace=InPlace())
+    remover = SandboxRemover(limit=4)
     remover.remove(broken)  # the trial that handed it over goes on
     (problem,) = remover.close()
     assert str(broken.path) in problem and "Input/output error" in problem
 
 
-@pytest.mark.parametrize("why", ["template copy", "struck out"])
-def test_a_template_copy_or_a_slow_run_goes_to_the_background(tmp_path: Path, why: str) -> None:
-    """A template copy's removal grows with the template; a run that proved slow stays with threads."""
+@pytest.mark.parametrize("copy", [None, "copy"])
+def test_a_removal_goes_to_the_background(tmp_path: Path, copy: Literal["copy"] | None) -> None:
+    """The trial that hands its folder over goes on; the removal happens on the remover's thread."""
     _Blocked.gate.clear()
     box = _sandbox(tmp_path / "trials")
     box.__class__ = _Blocked
-    inplace = InPlace(strikes=0) if why == "struck out" else InPlace()
-    if why == "template copy":
-        box.copy = "copy"
-    remover = SandboxRemover(limit=2, workers=1, inplace=inplace)
+    box.copy = copy
+    remover = SandboxRemover(limit=2, workers=1)
     remover.remove(box)  # returns while the removal waits for the gate: it is not done here
     assert box.path.exists()
     _Blocked.gate.set()

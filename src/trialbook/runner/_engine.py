@@ -9,7 +9,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._inplace import InPlace
 from .._records import FrozenRecord, Record, frozen_record
 from ..evidence import AgentResult
 from ..masking import Masker
@@ -271,13 +270,8 @@ async def run_plan(
     )
     # A finished trial's folder is emptied while the next trial already runs, and reused by a later
     # trial when it passes for a fresh one (see SandboxRemover).
-    # Trials without a template finish on the event loop while that stays cheap (see trialbook._inplace).
-    inplace = InPlace()
     remover = SandboxRemover(
-        limit=2 * max(1, concurrency),
-        keep=2 * max(1, concurrency),
-        wanted=total + len(controls),
-        inplace=inplace,
+        limit=2 * max(1, concurrency), keep=2 * max(1, concurrency), wanted=total + len(controls)
     )
     counters = {"running": 0, "done": 0, "remaining": total}
     running: set[asyncio.Task[None]] = set()
@@ -361,7 +355,7 @@ async def run_plan(
                 return
             try:
                 outcome = await run_trial(
-                    request, pool.get(result.entry.agent), masker, remover=remover, slot=slot, inplace=inplace
+                    request, pool.get(result.entry.agent), masker, remover=remover, slot=slot
                 )
             except NotStarted:
                 return
@@ -396,9 +390,7 @@ async def run_plan(
     async def control(result: EntryResult) -> None:
         (request,) = _requests(result.entry, secret_values, results_dir, sandbox_root, False)
         async with semaphore:
-            outcome = await run_trial(
-                request, pool.get(result.entry.agent), masker, remover=remover, inplace=inplace
-            )
+            outcome = await run_trial(request, pool.get(result.entry.agent), masker, remover=remover)
             result.outcomes.append(outcome)
 
     if cancel is not None:

@@ -11,7 +11,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from .._inplace import InPlace
 from .._records import FrozenRecord, frozen_record
 from ..agents import Agent, AgentTask
 from ..assertions import Assertion, Call, quick_checks
@@ -251,7 +250,6 @@ async def run_trial(
     *,
     remover: SandboxRemover | None = None,
     slot: TrialSlot | None = None,
-    inplace: InPlace | None = None,
 ) -> TrialOutcome:
     """Run one trial end to end; the sandbox is torn down (or kept) whatever happens.
 
@@ -259,8 +257,6 @@ async def run_trial(
     handed to ``remover`` and removed in the background (the caller waits for it with
     :meth:`SandboxRemover.close`); without one it is removed here. With ``slot`` the agent and the checks
     run inside it (see :class:`TrialSlot`); :class:`NotStarted` from it is raised once the sandbox is gone.
-    With ``inplace`` a trial without a template writes its transcripts and hands its folder over on the
-    event loop, for as long as that says so.
     """
     preparing = time.monotonic()
     scope = supervisor().open_trial()
@@ -303,18 +299,9 @@ async def run_trial(
             None if checked is None else functools.partial(record_trial, request, checked, masker, capture)
         )
         recorded: Recorded | None
-        if inplace is not None and inplace.active and _quick(request):
-            # A few small files written and a few folders emptied: cheaper here than the hop to a thread
-            # (see trialbook._inplace), and nothing here awaits, so no cancellation cuts it short. The
-            # writes and the folder (which the remover times itself) count; ending the scope does not:
-            # only the run's last open scope waits (for the kernel, to leave its cgroups), and then no
-            # other trial is running for the wait to hold up.
-            closed = _clean_up(scope, sandbox, request.keep_sandbox, remover)
-            recorded, cancelled = (None if write is None else inplace.run(write)), False
-        else:
-            # In a worker thread, like the sandbox: the slot is free already, and the disk may be slow.
-            finish = functools.partial(_finish, scope, sandbox, request.keep_sandbox, remover, write)
-            (closed, recorded), cancelled = await settle(finish)
+        # In a worker thread, like the sandbox: the slot is free already, and the disk may be slow.
+        finish = functools.partial(_finish, scope, sandbox, request.keep_sandbox, remover, write)
+        (closed, recorded), cancelled = await settle(finish)
         kept = closed if request.keep_sandbox else None
     if cancelled:
         raise asyncio.CancelledError

@@ -18,10 +18,6 @@ for :meth:`SandboxRemover.take` to hand to the next trial, when they pass for fr
 many trials may still ask (``wanted``), the remover stops emptying folders once every one of them has:
 a folder nobody will take is removed at once, less work than emptying it first (the last trials of
 every run, and both folders of a one-trial eval and its negative control).
-
-Given an :class:`~trialbook._inplace.InPlace`, a sandbox without a template copy is removed or emptied
-on the calling thread while that says so: a few system calls, cheaper there than the hop to a worker
-thread, until the disk or the agent's left-overs show otherwise. A template copy always goes to a thread.
 """
 
 from __future__ import annotations
@@ -30,7 +26,6 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from .._inplace import InPlace
 from ._sandbox import Sandbox, real_parent, remove_tree
 from ._shell import Shell, reset_shell
 
@@ -38,7 +33,7 @@ __all__ = ["SandboxRemover"]
 
 
 class SandboxRemover:
-    """Removes sandboxes on threads of its own (or in place: ``inplace``), at most ``limit`` waiting."""
+    """Removes sandboxes on threads of its own, at most ``limit`` waiting."""
 
     def __init__(
         self,
@@ -46,7 +41,6 @@ class SandboxRemover:
         workers: int = 2,
         keep: int = 0,
         wanted: int | None = None,
-        inplace: InPlace | None = None,
     ) -> None:
         self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="trialbook-remove")
         self._room = threading.BoundedSemaphore(max(1, limit))
@@ -57,7 +51,6 @@ class SandboxRemover:
         self._shells: dict[Path, list[Shell]] = {}
         self._parents: dict[Path | None, Path] = {}
         self._wanted = wanted  # calls of take() still to come; None: unknown, keep folders for reuse
-        self._inplace = inplace
 
     @property
     def keeps(self) -> bool:
@@ -80,17 +73,12 @@ class SandboxRemover:
     def remove(self, sandbox: Sandbox) -> None:
         """Queue ``sandbox`` for removal; blocks while ``limit`` removals are already waiting.
 
-        Once the remover is closed the sandbox is removed here and now instead; while its ``inplace``
-        says so, one without a template copy is removed (or emptied for reuse) here and now as well.
+        Once the remover is closed the sandbox is removed here and now instead.
         """
         with self._lock:
             closed = self._closed
         if closed:
             sandbox.close()
-            return
-        inplace = self._inplace
-        if inplace is not None and inplace.active and sandbox.copy is None:
-            inplace.run(lambda: self._dispose(sandbox))
             return
         self._room.acquire()
         try:
