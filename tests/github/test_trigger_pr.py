@@ -78,21 +78,28 @@ def _ci(tmp_path: Path, work: Path, github: FakeGitHub, fixture: str) -> Result:
     return CliRunner().invoke(cli, ["ci", "evals"], env=environ, catch_exceptions=False)
 
 
-def test_a_description_edit_that_loses_the_skill_is_a_significant_recall_drop_in_the_comment(
-    tmp_path: Path, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _comment_after(
+    tmp_path: Path, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch, description: str
+) -> str:
+    """The PR comment after a nightly on the base and a labelled PR that sets the skill's description."""
     read_skill = [shell("cat .agents/skills/deploy/SKILL.md"), say("Deployed.")]
     with ModelServer([say("Done.")], when={MARKER: read_skill}) as server:
         work, _ = _repo(tmp_path, server.openai_url)
         monkeypatch.chdir(work)
         nightly = _ci(tmp_path, work, github, "schedule")
         assert nightly.exit_code == 0, nightly.output
-        _skill(work, "Deploys the app with acme.")
-        git(work, "commit", "-q", "-am", "shorter description")
+        _skill(work, description)
+        git(work, "commit", "-q", "-am", "a new description")
         pull = _ci(tmp_path, work, github, "pull_request_labeled")
     assert pull.exit_code == 0, pull.output  # no thresholds: the comparison is reported, not enforced
     [comment] = github.comments[42]
-    body = comment["body"]
+    return str(comment["body"])
+
+
+def test_a_description_edit_that_loses_the_skill_is_a_significant_recall_drop_in_the_comment(
+    tmp_path: Path, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = _comment_after(tmp_path, github, monkeypatch, "Deploys the app with acme.")
     assert "### Skill triggering" in body, body
     assert "recall 1.00 (6/6) → 0.00 (0/6), p = 0.00216 (significant)" in body, body
     assert "2 queries lost: staging, production" in body
@@ -101,15 +108,6 @@ def test_a_description_edit_that_loses_the_skill_is_a_significant_recall_drop_in
 def test_an_edit_that_changes_no_choice_says_so_in_the_comment(
     tmp_path: Path, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    read_skill = [shell("cat .agents/skills/deploy/SKILL.md"), say("Deployed.")]
-    with ModelServer([say("Done.")], when={MARKER: read_skill}) as server:
-        work, _ = _repo(tmp_path, server.openai_url)
-        monkeypatch.chdir(work)
-        assert _ci(tmp_path, work, github, "schedule").exit_code == 0
-        _skill(work, f"Deploys, checks and {MARKER} the app with acme.")
-        git(work, "commit", "-q", "-am", "reworded description")
-        pull = _ci(tmp_path, work, github, "pull_request_labeled")
-    assert pull.exit_code == 0, pull.output
-    body = github.comments[42][0]["body"]
+    body = _comment_after(tmp_path, github, monkeypatch, f"Deploys, checks and {MARKER} the app with acme.")
     assert "recall 1.00 (6/6) · precision 0.67 (6/9)" in body, body
     assert "vs base: no change" in body

@@ -17,6 +17,7 @@ __all__ = [
     "exit_text",
     "make_label",
     "numbered",
+    "unfinished",
 ]
 
 
@@ -74,18 +75,17 @@ def evaluate_all(
         try:
             records.append(assertion.check(trial))
         except Exception as exc:
-            records.append(
-                AssertionRecord(
-                    kind=assertion.kind,
-                    label=assertion.label,
-                    passed=False,
-                    expected=assertion.label,
-                    actual="the check could not run",
-                    error=f"{type(exc).__name__}: {exc}",
-                )
-            )
+            records.append(unfinished(assertion, "the check could not run", f"{type(exc).__name__}: {exc}"))
     progress.running = None
     return tuple(records)
+
+
+def unfinished(assertion: Assertion, actual: str, error: str | None) -> AssertionRecord:
+    """The failed record of a check that gave no verdict of its own: it raised, overran or never ran."""
+    return AssertionRecord(
+        kind=assertion.kind, label=assertion.label, passed=False, expected=assertion.label, actual=actual,
+        error=error,
+    )  # fmt: skip
 
 
 def make_label(kind: str, argument: JsonValue) -> str:

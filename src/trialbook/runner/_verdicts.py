@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from .._records import FrozenRecord, frozen_record
 from ..agents import Agent
 from ..assertions import Call, CheckProgress, evaluate_all
+from ..assertions._base import unfinished
 from ..evidence import AgentResult, AssertionRecord, JsonObject
 from ..masking import Masker, masked_call, masked_record, masked_result
 from ..sandbox import Sandbox, ShimConfig
@@ -148,17 +149,13 @@ def overran(request: TrialRequest, result: AgentResult, state: CheckState) -> Ch
     done = list(state.progress.records)
     records = [*done]
     for assertion in request.assertions[len(done) :]:
-        first = len(records) == len(done) and assertion.label == running
-        records.append(
-            AssertionRecord(
-                kind=assertion.kind,
-                label=assertion.label,
-                passed=False,
-                expected=assertion.label,
-                actual=f"still running at the check deadline ({deadline:g}s)" if first else "not run",
-                error=f"did not finish within the check deadline of {deadline:g}s" if first else None,
+        if len(records) == len(done) and assertion.label == running:
+            actual = f"still running at the check deadline ({deadline:g}s)"
+            records.append(
+                unfinished(assertion, actual, f"did not finish within the check deadline of {deadline:g}s")
             )
-        )
+        else:
+            records.append(unfinished(assertion, "not run", None))
     message = (
         f"the checks did not finish within the check deadline of {deadline:g}s (limits.checks): "
         f"{running} was still running, and no later check ran"
