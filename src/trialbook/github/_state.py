@@ -18,6 +18,7 @@ from typing import Any, cast
 from ..comparison import ComparedPair
 from ..errors import ExitCode, UsageError
 from ..evidence import JsonObject
+from ..evidence._bounded import loads_bounded
 from ..fsutil import atomic_write_text
 from ..history import HistoryLine
 from ..report._rows import BaseResult, ListedEval, ReviewRow
@@ -358,7 +359,7 @@ def read_state(folder: Path) -> CiState:
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror})") from None
     try:
-        data = json.loads(text)
+        data = loads_bounded(text)
     except ValueError as exc:
         raise UsageError(f"{path}: not JSON ({exc})") from None
     return state_from_json(data, str(path))

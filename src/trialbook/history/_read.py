@@ -14,6 +14,7 @@ from datetime import datetime
 
 from trialbook.errors import ConfigError
 
+from ..evidence._bounded import loads_bounded
 from ._line import HistoryLine, parse_started_at
 
 __all__ = ["iter_raw_lines", "latest_line", "parse_history"]
@@ -104,7 +105,7 @@ def _quick_started_at(raw: bytes) -> datetime | None:
 
 def _parse_one(raw: bytes, where: str, eval_id: str, problems: list[str]) -> HistoryLine | None:
     try:
-        obj = json.loads(raw)
+        obj = loads_bounded(raw)
     except ValueError as exc:
         _skip(f"{where}: not valid JSON ({exc}); line skipped", problems)
         return None

@@ -7,11 +7,11 @@ the read or hides the calls before it.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from .._records import FrozenRecord, frozen_record
 from ..assertions._trial import Call
+from ..evidence._bounded import loads_bounded
 
 __all__ = ["CallLog", "parse_call_log", "read_call_log"]
 
@@ -31,7 +31,7 @@ def _number(value: object) -> float | None:
 
 
 def _parse_line(text: str) -> Call:
-    record = json.loads(text)
+    record = loads_bounded(text)
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
     argv = record.get("argv")
