@@ -10,7 +10,7 @@ import click
 from .._words import plural
 from ..errors import ExitCode
 from ..fsutil import NotDurableError, atomic_write_text
-from ..report.terminal import render_table
+from ..report.terminal import render_table, visible
 from ..runner import RunOptions, RunReport
 from ..runner._arms import comparisons
 from ..runner._review import entry_remarks, review_of, table_rows
@@ -42,7 +42,10 @@ def render_plan(report: RunReport) -> str:
 
 def emit_report(report: RunReport, options: RunOptions) -> int:
     """Print the outcome of a run, write the optional files, and return the exit code."""
-    mask = report.masker.text
+
+    def mask(text: str) -> str:
+        return visible(report.masker.text(text))
+
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     if report.dry_run:

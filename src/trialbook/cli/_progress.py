@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, TextIO
 
 from ..masking import Masker
+from ..report.terminal import visible
 from ._status import RunningTrial, StatusCounts, colour_wanted, eta_seconds, status_line
 
 if TYPE_CHECKING:  # the runner is imported by the command that runs, not by importing this module
@@ -141,6 +142,8 @@ class TerminalProgress:
         return max(20, min(WIDTH, shutil.get_terminal_size((WIDTH, 24)).columns))
 
     def _fit(self, text: str) -> str:
+        # Agent output is evidence to read, never a control sequence for the terminal (see visible).
+        text = visible(text)
         return (
             _cut(text, self._width())
             if not text.startswith(DETAIL_INDENT)

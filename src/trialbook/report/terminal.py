@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .._records import FrozenRecord, frozen_record
 from ..stats import format_rate
 
-__all__ = ["TableRow", "format_cost", "render_table"]
+__all__ = ["TableRow", "format_cost", "render_table", "visible"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    r"""``text`` with every control character but newline and tab written out as ``\xNN``.
+
+    Agent output reaches the terminal as evidence: an ESC sequence in it would set the window title,
+    colour or clear the screen, a BEL ring, a carriage return overwrite the line before it. Written out,
+    the reader sees what the agent printed, and the terminal runs none of it.
+    """
+    return _CONTROL.sub(lambda found: f"\\x{ord(found[0]):02x}", text)
 
 
 @frozen_record
