@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from urllib.parse import quote, quote_plus
 
@@ -73,6 +74,45 @@ def _base64_forms(raw: bytes) -> Iterator[str]:
             yield encoded[start:end]
 
 
+_PRINTF_Q = frozenset(" !\"$&'()*,;<>?[\\]^`{|}")
+"""What bash's ``printf %q`` writes with a backslash before it anywhere (``~`` and ``#``: see _printf_q)."""
+
+
+def _printf_q(text: str, index: int) -> str:
+    """One character as ``printf %q`` writes it: ``#`` escaped first, ``~`` first or after ``=``/``:``."""
+    ch = text[index]
+    before = text[index - 1] if index else ""
+    if ch in _PRINTF_Q or (ch == "#" and not index) or (ch == "~" and before in ("", "=", ":")):
+        return "\\" + ch
+    return ch
+
+
+def _shell_forms(text: str) -> Iterator[str]:
+    """How bash writes ``text`` back: ``set -x`` traces, ``printf %q`` and double-quoted strings."""
+    yield "'" + text.replace("'", "'\\''") + "'"  # set -x: '...' with each ' as '\''
+    if not any(ch < " " or ch == "\x7f" for ch in text):  # control characters go to $'...' instead
+        yield "".join(_printf_q(text, index) for index in range(len(text)))
+    doubled = re.sub(r'([\\"$`])', r"\\\1", text)
+    yield doubled
+    yield f'"{doubled}"'
+
+
+def _encodings(text: str) -> Iterator[tuple[bytes, str]]:
+    """The bytes ``text`` may be written as, each with the string that stands for them when read back.
+
+    UTF-8, and Latin-1 where the text has a character it encodes differently: a program in a Latin-1
+    locale writes those bytes, which read back (undecodable as UTF-8) as surrogate escapes.
+    """
+    raw = utf8(text)
+    yield raw, text
+    try:
+        latin = text.encode("latin-1")
+    except UnicodeEncodeError:
+        return
+    if latin != raw:
+        yield latin, latin.decode("utf-8", errors="surrogateescape")
+
+
 def secret_forms(value: str) -> set[str]:
     r"""Every form of ``value`` that is masked, each at least :data:`MIN_FORM_LENGTH` characters long.
 
@@ -80,17 +120,25 @@ def secret_forms(value: str) -> set[str]:
     without ``\u`` escapes for non-ASCII); XML/HTML escaping of text and attributes (``&quot;``,
     ``&apos;``, ``&#39;``, ``&#x27;``, ``&#10;``); percent-encoding (path and query style, upper- and
     lower-case hex); base64 standard and URL-safe, alone and at each of the three byte alignments inside
-    a longer blob; hex in lower and upper case.
+    a longer blob; hex in lower and upper case; bash's ``set -x``, ``printf %q`` and double-quote
+    escaping. Each of the value's Unicode normal forms (NFC, NFD, NFKC, NFKD) gets all of them, and so
+    do its Latin-1 bytes where it encodes there differently from UTF-8.
     """
     forms: set[str] = set()
-    for text in set(bases(value)):
-        raw = utf8(text)
-        forms.add(text)
+    texts = {
+        unicodedata.normalize(kind, piece)
+        for piece in bases(value)
+        for kind in ("NFC", "NFD", "NFKC", "NFKD")
+    }
+    for text in texts | set(bases(value)):
         forms.add(json.dumps(text, ensure_ascii=False)[1:-1])
         forms.add(json.dumps(text)[1:-1])
         forms.update(_xml_forms(text))
-        forms.update(_percent_forms(raw))
-        forms.update(_base64_forms(raw))
-        forms.add(raw.hex())
-        forms.add(raw.hex().upper())
+        forms.update(_shell_forms(text))
+        for raw, shown in _encodings(text):
+            forms.add(shown)
+            forms.update(_percent_forms(raw))
+            forms.update(_base64_forms(raw))
+            forms.add(raw.hex())
+            forms.add(raw.hex().upper())
     return {form for form in forms if len(form) >= MIN_FORM_LENGTH}
