@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from ..agents import AgentSpec
 from ..evidence import JsonValue
@@ -68,9 +69,24 @@ def _options(entries: dict[str, Node], field: str, ctx: Context) -> dict[str, Js
     return options if ok else None
 
 
+AGENT_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+"""Agent names name result folders and history lines and are printed in logs, summaries and comments:
+words only, so none can carry a control character, a workflow command or an @mention."""
+
+
+def _name_ok(name: str, item: Node, field: str, ctx: Context) -> bool:
+    if re.fullmatch(AGENT_NAME, name):
+        return True
+    fix = "use 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit, e.g. my-script"
+    ctx.problems.add(item.line, field, f"{name!r} is not a valid agent name", fix)
+    return False
+
+
 def _agent(item: Node, field: str, ctx: Context) -> AgentSpec | None:
     value = item.value
     if isinstance(value, AgentSpec):
+        if not _name_ok(value.name, item, field, ctx):
+            return None
         if value.source == AgentSpec.source:  # still the default: say where the eval file wrote it
             return dataclasses.replace(value, source=ctx.where(item.line))
         return value
@@ -89,6 +105,8 @@ def _agent(item: Node, field: str, ctx: Context) -> AgentSpec | None:
         name, options = name_or_none, found
     else:
         ctx.read.wrong(item, field, "an agent name or a mapping", _AGENTS_EXAMPLE)
+        return None
+    if not _name_ok(name, item, field, ctx):
         return None
     if "script" not in options and "python" not in options and name not in ctx.known_agents:
         ctx.problems.add(item.line, field, f"unknown agent {name!r}", _known(name, ctx))
