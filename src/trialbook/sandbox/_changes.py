@@ -25,6 +25,7 @@ __all__ = [
     "CHANGES_FILE",
     "MAX_DIFF_BYTES",
     "MAX_ENTRIES",
+    "MAX_HASH_BYTES",
     "MAX_TEXT_BYTES",
     "MAX_TOTAL_DIFF_BYTES",
     "record_changes",
@@ -36,6 +37,10 @@ MAX_DIFF_BYTES = 64 * 1024
 MAX_TOTAL_DIFF_BYTES = 1024 * 1024
 MAX_TEXT_BYTES = 2 * 1024 * 1024
 """Files larger than this are compared by size and hash only, never diffed."""
+MAX_HASH_BYTES = 256 * 1024 * 1024
+"""Files larger than this (by their size, before anything is read) are listed by size alone, unhashed:
+``truncate -s 200G`` makes a file of that apparent size in no time, and hashing it would read every
+byte. Two such files of the same size count as unchanged."""
 
 
 _FILE, _LINK, _OTHER = "file", "link", "other"
@@ -89,10 +94,13 @@ def _files(root: Path | None, *, follow_root: bool = True) -> dict[str, _Found]:
 
 @frozen_record
 class _Large(FrozenRecord):
-    """A file too large to hold: compared and shown by size and a hash streamed from disk."""
+    """A file too large to hold: compared and shown by size and a hash streamed from disk.
+
+    ``sha256`` is ``None`` for a file past :data:`MAX_HASH_BYTES`: it was never read.
+    """
 
     size: int
-    sha256: str
+    sha256: str | None
 
 
 def _read_all(fd: int, size: int) -> bytes:
@@ -129,6 +137,8 @@ def _content(found: _Found) -> bytes | _Large | None:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 return None
+            if info.st_size > MAX_HASH_BYTES:
+                return _Large(info.st_size, None)
             if info.st_size > MAX_TEXT_BYTES:
                 return _Large(info.st_size, _stream_hash(fd))
             return _read_all(fd, info.st_size)
@@ -151,7 +161,7 @@ def _side(data: bytes | _Large | None) -> JsonObject | None:
     if data is None:
         return None
     if isinstance(data, _Large):
-        return {"size": data.size, "sha256": data.sha256}
+        return {"size": data.size, "sha256": data.sha256, "hashed": data.sha256 is not None}
     return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
@@ -278,5 +288,6 @@ def record_changes(
         "max_diff_bytes": MAX_DIFF_BYTES,
         "max_total_diff_bytes": MAX_TOTAL_DIFF_BYTES,
         "max_text_bytes": MAX_TEXT_BYTES,
+        "max_hash_bytes": MAX_HASH_BYTES,
     }
     return {"files": entries, "counts": dict(counts), "omitted": omitted, "limits": limits}
