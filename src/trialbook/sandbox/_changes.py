@@ -161,7 +161,8 @@ def _side(data: bytes | _Large | None) -> JsonObject | None:
     if data is None:
         return None
     if isinstance(data, _Large):
-        return {"size": data.size, "sha256": data.sha256, "hashed": data.sha256 is not None}
+        unhashed: JsonObject = {"hashed": False} if data.sha256 is None else {}
+        return {"size": data.size, "sha256": data.sha256, **unhashed}
     return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
