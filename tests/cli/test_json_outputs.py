@@ -64,10 +64,16 @@ def test_eval_json_is_the_manifest_plus_the_outcome(invoke: Invoke, tmp_path: Pa
 
 def test_eval_dry_run_json_lists_the_refusals(invoke: Invoke, tmp_path: Path) -> None:
     _evals(tmp_path)
-    result = invoke("eval", "--dry-run", "--json", env={"CI": None})
+    outside_ci = invoke("eval", "--dry-run", "--json", env={"CI": None})
+    assert outside_ci.exit_code == 0  # a dry run starts no agent: CI=true is the real run's business
+    assert _valid("list", outside_ci.stdout)["refusals"] == []
+    write(
+        tmp_path / "evals/s.eval.yaml",
+        "prompt_text: 'use {{ secrets.API_KEY }}'\nsecrets: [API_KEY]\nagents: [literal]\n",
+    )
+    result = invoke("eval", "--dry-run", "--json", env={"API_KEY": None})
     assert result.exit_code == 2
-    document = _valid("list", result.stdout)
-    assert any("--unsafe-local" in refusal for refusal in document["refusals"])
+    assert any("API_KEY" in refusal for refusal in _valid("list", result.stdout)["refusals"])
 
 
 def test_agents_json(invoke: Invoke) -> None:

@@ -60,13 +60,17 @@ def test_dry_run_prints_the_plan_and_runs_nothing(invoke: Invoke, tmp_path: Path
     assert not (tmp_path / ".trialbook").exists()
 
 
-def test_dry_run_outside_ci_exits_2_saying_why(invoke: Invoke, tmp_path: Path) -> None:
+def test_dry_run_outside_ci_starts_nothing_so_it_needs_no_ci_and_says_what_the_real_run_will(
+    invoke: Invoke, tmp_path: Path
+) -> None:
     result = invoke("eval", str(EXAMPLES / "evals"), "--dry-run", env={"CI": ""})
-    assert result.exit_code == 2, result.output
+    assert result.exit_code == 0, result.output
     assert "3 eval × agent pairs to run (4 trials)" in result.output
-    assert "the real run would refuse to start" in result.output
-    assert "Set CI=true in CI, or pass --unsafe-local" in result.output
+    assert "the real run would refuse to start" not in result.output
+    assert "warning: the real run here needs CI=true or --unsafe-local" in result.output
     assert not (tmp_path / ".trialbook").exists()
+    real = invoke("eval", str(EXAMPLES / "evals"), env={"CI": ""})
+    assert real.exit_code == 2 and "Set CI=true in CI, or pass --unsafe-local" in real.output
     allowed = invoke("eval", str(EXAMPLES / "evals"), "--dry-run", "--unsafe-local", env={"CI": ""})
     assert allowed.exit_code == 0, allowed.output
 

@@ -11,7 +11,7 @@ from ..spec import check_secrets
 from ._options import RunOptions
 from ._plan import AgentPool, PlanEntry
 
-__all__ = ["LOCAL_REFUSAL", "refusals", "refuse_or_check"]
+__all__ = ["LOCAL_REFUSAL", "local_note", "refusals", "refuse_or_check"]
 
 
 LOCAL_REFUSAL = (
@@ -21,12 +21,19 @@ LOCAL_REFUSAL = (
 
 
 def refusals(options: RunOptions, runnable: list[PlanEntry], pool: AgentPool) -> list[str]:
-    """Every reason the real run would refuse to start: ``--dry-run`` reports the same list."""
-    problems: list[str] = []
+    """Every problem that would stop the real run whatever the machine: ``--dry-run`` reports them.
+
+    Running outside CI without ``--unsafe-local`` is not one of them: a dry run starts no agent, so it
+    only notes that (see :func:`local_note`).
+    """
+    return _start_problems(options, runnable, pool)
+
+
+def local_note(options: RunOptions, runnable: list[PlanEntry]) -> str | None:
+    """What a dry run outside CI says about the real run's safety switch, or ``None`` in CI."""
     if runnable and not options.in_ci and not options.unsafe_local:
-        problems.append(LOCAL_REFUSAL)
-    problems.extend(_start_problems(options, runnable, pool))
-    return problems
+        return "the real run here needs CI=true or --unsafe-local (agents run with their prompts bypassed)"
+    return None
 
 
 def refuse_or_check(options: RunOptions, runnable: list[PlanEntry], pool: AgentPool) -> None:

@@ -30,7 +30,7 @@ from ._folder import (
     unusable_path,
 )
 from ._forecast import Forecast, forecast
-from ._guards import refusals, refuse_or_check
+from ._guards import local_note, refusals, refuse_or_check
 from ._history import base_history, expected_seconds, recent_lines
 from ._ledger import BudgetLedger
 from ._manifest import MANIFEST, build_manifest
@@ -214,6 +214,9 @@ def run(
             owner = ownership_problem(options.owned_folder, what, kind)
             report.refusals = [*([owner] if owner else []), *_output_problems(options), *secrets.problems]
             report.refusals += refusals(options, runnable, pool)
+            note = local_note(options, runnable)
+            if note is not None:
+                report.warnings.append(note)
             if report.over_budget and options.budget_strict:
                 report.refusals.append(f"{report.over_budget}; --budget-strict would start no trial")
             return report
