@@ -93,3 +93,11 @@ def test_medians_per_trial_come_from_the_lines() -> None:
     assert (pair.cost_per_trial, pair.seconds_per_trial) == (1.0, 3.0)
     assert found.cost_usd == 4.0
     assert found.wall_s == 6.0
+
+
+def test_a_cost_under_a_cent_keeps_its_digits_and_never_reads_as_free() -> None:
+    from trialbook.report.terminal import format_usd
+
+    assert [format_usd(v) for v in (0.0027, 0.00004, 0.0, 0.01, 1.234)] == [
+        "$0.0027", "<$0.0001", "$0.00", "$0.01", "$1.23",
+    ]  # fmt: skip

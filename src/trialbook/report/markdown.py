@@ -15,6 +15,7 @@ from typing import Any
 from ..comparison import COMPARISON_TEST_NAME, ComparedPair
 from ..stats import REGRESSION_TEST_NAME, format_rate
 from ._rows import BaseResult, ListedEval, ReviewRow
+from .terminal import format_usd
 from .triggers import markdown_lines
 
 __all__ = [
@@ -91,11 +92,7 @@ def _verdict(verdict: str) -> str:
 
 
 def _cost(value: float | None) -> str:
-    if value is None:
-        return "unknown"
-    if 0 < value < 0.01:
-        return f"${value:.4f}"
-    return f"${value:.2f}"
+    return "unknown" if value is None else format_usd(value)
 
 
 def format_duration(seconds: float | None) -> str:

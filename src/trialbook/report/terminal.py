@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from .._records import FrozenRecord, frozen_record
 from ..stats import format_rate
 
-__all__ = ["TableRow", "format_cost", "render_table", "visible"]
+__all__ = ["TableRow", "format_cost", "format_usd", "render_table", "visible"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -36,6 +36,13 @@ class TableRow(FrozenRecord):
     duration_s: float | None
     cost_estimated: bool = False
     note: str = ""
+
+
+def format_usd(value: float) -> str:
+    """Dollars with cents, and with four decimals under a cent so a small cost never reads as free."""
+    if 0 < value < 0.0001:
+        return "<$0.0001"
+    return f"${value:.4f}" if 0 < value < 0.01 else f"${value:.2f}"
 
 
 def format_cost(cost: float | None, *, ran: bool = True, estimated: bool = False) -> str:

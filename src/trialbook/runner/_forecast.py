@@ -75,12 +75,14 @@ class Forecast(FrozenRecord):
         if not self.pairs:
             return "forecast: nothing to run"
         total = len(self.pairs)
+        from ..report.terminal import format_usd  # pure, and small
+
         if self.cost_usd is not None:
-            cost = f"${self.cost_usd:.2f}"
+            cost = format_usd(self.cost_usd)
         elif self.unknown_cost == total:
             cost = "unknown (no cost in history)"
         else:
-            cost = f"at least ${self.known_cost_usd:.2f} (unknown for {self.unknown_cost} of {total})"
+            cost = f"at least {format_usd(self.known_cost_usd)} (unknown for {self.unknown_cost} of {total})"
         wall = self.wall_s
         unknown_time = sum(1 for pair in self.pairs if pair.seconds_per_trial is None)
         if wall is not None:
