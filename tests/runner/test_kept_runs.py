@@ -101,6 +101,21 @@ def test_last_failed_runs_exactly_the_failed_pairs(invoke: Invoke, tmp_path: Pat
     ]
 
 
+def test_last_failed_with_nothing_failed_says_so_runs_nothing_and_keeps_latest(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    write(tmp_path / "evals/good.eval.yaml", "prompt_text: hi\nagents: [{name: s, script: 'true'}]\n")
+    assert invoke("eval").exit_code == 0
+    latest = os.readlink(tmp_path / ".trialbook/runs/latest")
+    again = invoke("eval", "--last-failed")
+    assert again.exit_code == 0, again.output
+    assert f"--last-failed: no pair failed in the latest run ({latest})" in again.output
+    assert "filtered" not in again.output  # no table of pairs that were left out
+    assert os.readlink(tmp_path / ".trialbook/runs/latest") == latest
+    assert _runs(tmp_path) == [latest]
+    assert "skipped" not in invoke("report").output  # the report still shows the run the user meant
+
+
 def test_last_failed_without_an_earlier_run_is_an_error(invoke: Invoke, tmp_path: Path) -> None:
     _mixed(tmp_path)
     result = invoke("eval", "--last-failed")

@@ -48,6 +48,9 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
 
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
+    if report.nothing_to_rerun is not None:
+        click.echo(report.nothing_to_rerun)
+        return ExitCode.OK
     if report.dry_run:
         click.echo(mask(render_plan(report)))
         if report.refusals:

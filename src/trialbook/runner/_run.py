@@ -93,6 +93,8 @@ class RunReport(Record):
     cancelled_by: int | None = None
     """The signal that cancelled the run (``signal.SIGINT``, ``signal.SIGTERM``), if one did."""
     warnings: list[str] = field(default_factory=list)
+    nothing_to_rerun: str | None = None
+    """``--last-failed`` found no failure in the latest run: why nothing ran (and no run was kept)."""
 
     @property
     def exit_code(self) -> int:
@@ -220,6 +222,8 @@ def run(
             if report.over_budget and options.budget_strict:
                 report.refusals.append(f"{report.over_budget}; --budget-strict would start no trial")
             return report
+        if report.nothing_to_rerun is not None:
+            return report  # no run folder: `latest` keeps naming the run the user means
         check_owned(options.owned_folder, what, kind)
         unwritable = _output_problems(options)
         if unwritable:
@@ -295,6 +299,10 @@ def _plan(
         unchanged=unchanged,
     )
     report = RunReport(plan=plan, dry_run=options.dry_run, history=store)
+    if selection.only_keys is not None and not selection.only_keys:
+        # only_reason reads "did not fail in the latest run (<id>)".
+        latest = selection.only_reason.replace("did not fail", "no pair failed")
+        report.nothing_to_rerun = f"--last-failed: {latest}; nothing was run, and that run stays the latest"
     runnable = [entry for entry in plan if entry.action == "run"]
     recent = recent_lines(store, runnable) if store is not None else {}
     report.forecast = forecast(runnable, recent, concurrency=options.concurrency)
