@@ -16,7 +16,7 @@ from ..assertions import Call, CheckProgress, evaluate_all
 from ..assertions._base import unfinished
 from ..evidence import AgentResult, AssertionRecord, JsonObject
 from ..masking import Masker, masked_call, masked_record, masked_result
-from ..sandbox import Sandbox, ShimConfig
+from ..sandbox import Sandbox, ShimConfig, TemplateFilter
 from ..sandbox._calllog import parse_call_log
 from ..sandbox._capture import OutputCapture
 from ..sandbox._changes import CHANGES_FILE, record_changes
@@ -121,7 +121,8 @@ def check_trial(
     folder = skills_folder(agent)
     placed = placed_sources(request.instructions, request.skills, folder)
     replaced = placed_roots(request.instructions, request.skills, folder)
-    changes = record_changes(request.template, sandbox.workdir, masker, placed, replaced)
+    keep = TemplateFilter.of(request.template_exclude)
+    changes = record_changes(request.template, sandbox.workdir, masker, placed, replaced, keep)
     state.changes = changes
     # The snapshot is the log the checks see too: read once, parsed once.
     log = parse_call_log(agent_calls or b"", source=str(sandbox.call_log))

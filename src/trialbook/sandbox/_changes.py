@@ -20,6 +20,7 @@ from pathlib import Path
 from .._records import FrozenRecord, frozen_record
 from ..evidence import JsonObject, JsonValue
 from ..masking import Masker
+from ._exclude import TemplateFilter
 
 __all__ = [
     "CHANGES_FILE",
@@ -252,13 +253,16 @@ def record_changes(
     masker: Masker,
     placed: Mapping[str, Path] | None = None,
     replaced: Collection[str] = (),
+    keep: TemplateFilter | None = None,
 ) -> JsonObject:
     """Compare ``workdir`` with the ``template`` it was copied from (an empty folder when ``None``).
 
     ``placed`` maps sandbox paths trialbook put there itself (declared instruction files and skills) to
     the file each was copied from: that file is their starting point, so only the agent's edits show.
     ``replaced`` names the paths placing cleared first: the template's files at or under them are not
-    part of the starting point (trialbook removed them, not the agent).
+    part of the starting point (trialbook removed them, not the agent). ``keep`` is the template's
+    ``sandbox.exclude`` filter (``.git`` and ``.trialbook`` always out): paths it leaves out of the copy
+    are compared on neither side, so the record is the agent's changes against exactly what it was given.
 
     Returns a JSON object: ``files`` (one entry per changed path, sorted), ``counts`` per status,
     ``omitted`` (changed paths past :data:`MAX_ENTRIES`) and the limits that applied.
@@ -267,13 +271,18 @@ def record_changes(
     counts = {"created": 0, "modified": 0, "deleted": 0}
     omitted = 0
     budget = MAX_TOTAL_DIFF_BYTES
+    kept = keep if keep is not None else TemplateFilter.of()
     start = {
         rel: path
         for rel, path in _files(template).items()
-        if not any(rel == root or rel.startswith(root + "/") for root in replaced)
+        if kept.kept(rel, is_dir=False)
+        and not any(rel == root or rel.startswith(root + "/") for root in replaced)
     }
     given = {rel: (os.fspath(path), None) for rel, path in (placed or {}).items()}
-    for rel, old, new in _changed({**start, **given}, _files(workdir, follow_root=False)):
+    now = {
+        rel: path for rel, path in _files(workdir, follow_root=False).items() if kept.kept(rel, is_dir=False)
+    }
+    for rel, old, new in _changed({**start, **given}, now):
         status = "created" if old is None else "deleted" if new is None else "modified"
         counts[status] += 1
         if len(entries) >= MAX_ENTRIES:
