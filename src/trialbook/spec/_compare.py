@@ -12,15 +12,16 @@ Names are checked against what the eval declares once every key is read (``instr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from .._records import FrozenRecord, frozen_record
+from ..sandbox import TemplateFilter
 from ..stats import COMPARE_ALPHA
 from ._context import Context
 from ._inputs import InstructionFile, SkillFolder
 from ._nodes import Node
 
-__all__ = ["COMPARE_EXAMPLE", "CompareSpec", "check_compare", "read_compare"]
+__all__ = ["COMPARE_EXAMPLE", "CompareSpec", "check_compare", "check_leaks", "read_compare"]
 
 COMPARE_EXAMPLE = "compare: without"
 _LIST_EXAMPLE = "compare: {without: [AGENTS.md]}"
@@ -127,6 +128,37 @@ def check_compare(
     if wrong:
         return None
     return CompareSpec(tuple(canonical), compare.alpha, compare.line, compare.lines)
+
+
+_SKILL_FOLDERS = (".claude/skills", ".github/skills", ".agents/skills")
+"""Where agents find a repository's skills: a dropped skill still there is still found."""
+
+
+def check_leaks(
+    compare: CompareSpec,
+    instructions: Sequence[InstructionFile],
+    skills: Sequence[SkillFolder],
+    template: Path | None,
+    keep: TemplateFilter,
+    ctx: Context,
+) -> None:
+    """A ``without`` arm is only without an input if the template does not bring it back.
+
+    An instruction file left out by the arm but present at its sandbox path in the template (say
+    ``template: ..`` of a repository holding ``CLAUDE.md``), or a skill left out but present in a skills
+    folder of the template, would be in the ``without`` arm's sandbox all the same: the comparison would
+    measure nothing. Each such path is a problem naming it, with the fix.
+    """
+    if template is None:
+        return
+    dropped = set(compare.dropped(instructions, skills))
+    paths = [f.path for f in instructions if f.path in dropped]
+    paths += [f"{folder}/{s.name}" for s in skills if s.name in dropped for folder in _SKILL_FOLDERS]
+    for path in paths:
+        if (template / path).exists() and keep.kept(path, is_dir=(template / path).is_dir()):
+            fix = f"add it to sandbox.exclude (exclude: [{path}]) so the without arm really runs without it"
+            message = f"the template holds {path}, so the without arm would still have it: it leaks"
+            ctx.problems.add(compare.line, "compare", message, fix)
 
 
 def _canonical(

@@ -10,7 +10,7 @@ from ..agents import AgentSpec
 from ..assertions import Assertion
 from ..sandbox import TemplateFilter, check_pattern
 from ..sandbox._special import find_special_files
-from ._compare import CompareSpec, check_compare, read_compare
+from ._compare import CompareSpec, check_compare, check_leaks, read_compare
 from ._context import Context
 from ._fields import FIELDS, ID_PATTERN
 from ._inputs import InstructionFile, SkillFolder
@@ -202,6 +202,9 @@ class _EvalReader:
         if self.compare is not None and self.instructions is not None and self.skills is not None:
             self.compare = check_compare(self.compare, self.instructions, self.skills, self.ctx)
             self.compare_ok = self.compare is not None
+            if self.compare is not None and self.template_exclude is not None:
+                keep = TemplateFilter.of(self.template_exclude)
+                check_leaks(self.compare, self.instructions, self.skills, self.template, keep, self.ctx)
 
     def read_triggers(self, node: Node) -> None:
         self.triggers = read_triggers(node, self.ctx)
