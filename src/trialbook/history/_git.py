@@ -28,7 +28,7 @@ from ._read import latest_line, parse_history
 from ._refs import commit_on
 from ._sync import sync_branch
 from ._transport import Remote
-from ._tree import HISTORY, blob_at, history_files, subtree, write_files
+from ._tree import HISTORY, TreeTooLarge, blob_at, history_files, subtree, write_files
 
 __all__ = ["DEFAULT_BRANCH", "GitBranchStore", "default_signature"]
 
@@ -197,9 +197,18 @@ class GitBranchStore:
         )
 
     def ids(self) -> list[str]:
-        """Every eval id with a history file on the branch."""
-        found = (parts_to_id(parts) for parts, _ in history_files(self._history_tree()))
-        return sorted(eval_id for eval_id in found if eval_id is not None)
+        """Every eval id with a history file on the branch (as far as the tree bounds let it be walked)."""
+        found: list[str] = []
+        try:
+            for parts, _ in history_files(self._history_tree()):
+                eval_id = parts_to_id(parts)
+                if eval_id is not None:
+                    found.append(eval_id)
+        except TreeTooLarge as exc:
+            problem = f"history branch {self.branch}: its tree holds {exc}; the rest of it was not read"
+            if problem not in self._problems:
+                self._problems.append(problem)
+        return sorted(found)
 
     def sync(self) -> SyncReport:
         """Fetch the branch, unite diverged lines, push without force, retry when the remote moved.

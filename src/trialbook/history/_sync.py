@@ -21,7 +21,7 @@ from ._network import is_race
 from ._protocol import HistoryAuthError, HistoryFetchError, HistoryPushError, SyncAction, SyncReport
 from ._refs import commit_on, move_ref, ref_race
 from ._transport import PushRejected, Remote
-from ._tree import merge_history_trees
+from ._tree import TreeTooLarge, merge_history_trees
 
 if TYPE_CHECKING:
     from ._git import GitBranchStore
@@ -120,6 +120,13 @@ def _merge(store: GitBranchStore, ours: pygit2.Oid, theirs: pygit2.Oid) -> pygit
         base_id = None  # unrelated roots, or history cut short by a shallow fetch
     base_tree = repo[base_id].peel(pygit2.Tree) if base_id is not None else None
     our_tree, their_tree = repo[ours].peel(pygit2.Tree), repo[theirs].peel(pygit2.Tree)
-    tree = merge_history_trees(repo, base_tree, our_tree, their_tree)
+    try:
+        tree = merge_history_trees(repo, base_tree, our_tree, their_tree)
+    except TreeTooLarge as exc:
+        # A merge must hold every line of both sides; one that cannot read them all is not made.
+        raise HistoryPushError(
+            f"the remote history branch's tree holds {exc}: not merged, nothing pushed (the new lines "
+            "stay in the local branch and the run's results)"
+        ) from None
     message = "trialbook: unite history lines with the remote"
     return commit_on(repo, store.ref, ours, store.signature, message, tree, [ours, theirs])

@@ -14,7 +14,16 @@ from pygit2.enums import FileMode
 
 from ._union import union_lines
 
-__all__ = ["HISTORY", "blob_at", "history_files", "merge_history_trees", "write_files"]
+__all__ = [
+    "HISTORY",
+    "MAX_TREE_DEPTH",
+    "MAX_TREE_ENTRIES",
+    "TreeTooLarge",
+    "blob_at",
+    "history_files",
+    "merge_history_trees",
+    "write_files",
+]
 
 HISTORY = "history"
 
@@ -31,16 +40,43 @@ def blob_at(repo: pygit2.Repository, tree: pygit2.Tree | None, parts: Parts) -> 
     return node.data if isinstance(node, pygit2.Blob) else None
 
 
+MAX_TREE_ENTRIES = 200_000
+"""Files and folders of the history tree walked at most: a thousand evals make a few thousand. Anyone who
+can push the branch could otherwise plant a tree of 16 entries a level, 7 levels deep (268 million
+files), and every command that lists the branch would walk it for hours."""
+
+MAX_TREE_DEPTH = 32
+"""Folders deep: an eval id's parts, plus the layout's own (docs/history.md)."""
+
+
+class TreeTooLarge(Exception):
+    """The history tree is past :data:`MAX_TREE_ENTRIES` or :data:`MAX_TREE_DEPTH`: what was not read."""
+
+
 def history_files(tree: pygit2.Tree | None, prefix: Parts = ()) -> Iterator[tuple[Parts, pygit2.Oid]]:
-    """Every blob under ``tree`` as ``(path parts, blob id)``, depth first."""
+    """Every blob under ``tree`` as ``(path parts, blob id)``, depth first, within the tree bounds.
+
+    Raises:
+        TreeTooLarge: past :data:`MAX_TREE_ENTRIES` entries or :data:`MAX_TREE_DEPTH` levels; what was
+            yielded before is correct, the rest was not read.
+    """
     if tree is None:
         return
-    for entry in tree:
-        name = entry.name or ""
-        if isinstance(entry, pygit2.Tree):
-            yield from history_files(entry, (*prefix, name))
-        elif isinstance(entry, pygit2.Blob):
-            yield (*prefix, name), entry.id
+    walked = 0
+    stack: list[tuple[pygit2.Tree, Parts]] = [(tree, prefix)]
+    while stack:
+        node, parts = stack.pop()
+        if len(parts) - len(prefix) > MAX_TREE_DEPTH:
+            raise TreeTooLarge(f"folders nested deeper than {MAX_TREE_DEPTH} levels at {'/'.join(parts)}")
+        for entry in node:
+            walked += 1
+            if walked > MAX_TREE_ENTRIES:
+                raise TreeTooLarge(f"more than {MAX_TREE_ENTRIES:,} files and folders")
+            name = entry.name or ""
+            if isinstance(entry, pygit2.Tree):
+                stack.append((entry, (*parts, name)))
+            elif isinstance(entry, pygit2.Blob):
+                yield (*parts, name), entry.id
 
 
 def subtree(repo: pygit2.Repository, tree: pygit2.Tree | None, name: str) -> pygit2.Tree | None:
