@@ -17,6 +17,12 @@ from ..runner.conftest import Invoke, invoke, write
 __all__ = ["invoke"]
 
 
+def _tree_of(repo: pygit2.Repository, oid: pygit2.Oid) -> pygit2.Tree:
+    tree = repo[oid]
+    assert isinstance(tree, pygit2.Tree)
+    return tree
+
+
 def _bomb(repo: pygit2.Repository, width: int, depth: int) -> pygit2.Oid:
     """A tree ``depth`` levels deep with ``width`` entries a level: width**depth files, few objects."""
     node = repo.create_blob(b"")
@@ -49,9 +55,10 @@ def test_the_walk_stops_at_its_bounds_and_says_which(tmp_path: Path, monkeypatch
     repo = pygit2.init_repository(str(tmp_path))
     monkeypatch.setattr(_tree, "MAX_TREE_ENTRIES", 100)
     with pytest.raises(TreeTooLarge, match="more than 100 files"):
-        list(history_files(repo[_bomb(repo, width=4, depth=5)]))
+        list(history_files(_tree_of(repo, _bomb(repo, width=4, depth=5))))
     monkeypatch.setattr(_tree, "MAX_TREE_ENTRIES", 10_000)
     monkeypatch.setattr(_tree, "MAX_TREE_DEPTH", 3)
     with pytest.raises(TreeTooLarge, match="deeper than 3 levels"):
-        list(history_files(repo[_bomb(repo, width=1, depth=6)]))
-    assert len(list(history_files(repo[_bomb(repo, width=2, depth=3)]))) == 8  # within bounds: whole
+        list(history_files(_tree_of(repo, _bomb(repo, width=1, depth=6))))
+    whole = list(history_files(_tree_of(repo, _bomb(repo, width=2, depth=3))))
+    assert len(whole) == 8  # within the bounds: every file
