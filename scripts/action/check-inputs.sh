@@ -37,6 +37,12 @@ if [ -n "$retention" ] && ! { [[ $retention =~ ^[0-9]{1,2}$ ]] && [ "$((10#$rete
   problem "retention-days: expected a whole number of days from 1 to 90 (empty keeps the repository's setting), got \`$retention\`."
 fi
 
+# The same rule as `trialbook ci --budget-usd` (a number, 0 or more), checked here so the error names the input.
+budget="${TB_BUDGET_USD:-}"
+if [ -n "$budget" ] && ! [[ $budget =~ ^([0-9]+(\.[0-9]*)?|\.[0-9]+)$ ]]; then
+  problem "budget-usd: expected a number of US dollars, 0 or more (for example \`5\` or \`2.50\`; empty means no cap), got \`${budget//$'\n'/ }\`."
+fi
+
 # The same rule as `trialbook publish --comment-header`: the name goes into an HTML comment marker.
 header="${TB_COMMENT_HEADER:-}"
 header_pattern='^[A-Za-z0-9]([A-Za-z0-9 ._-]{0,62}[A-Za-z0-9._-])?$'

@@ -44,6 +44,8 @@ def test_good_inputs_pass_silently(tmp_path: Path) -> None:
         == 0
     )
     assert _check(tmp_path, TB_MODE="publish", TB_RESULTS="${{ runner.temp }}/r/*/results")[0].returncode == 0
+    for budget in ("0", "5", "2.50", ".5"):
+        assert _check(tmp_path, TB_BUDGET_USD=budget)[0].returncode == 0, budget
 
 
 @pytest.mark.parametrize(
@@ -76,6 +78,9 @@ def test_good_inputs_pass_silently(tmp_path: Path) -> None:
         ),
         ({"TB_MODE": "publish", "TB_RESULTS": " \n"}, "results: `mode: publish` needs the results folders"),
         ({"TB_MODE": "run", "TB_RESULTS": "r/*"}, "results: only `mode: publish` publishes"),
+        ({"TB_BUDGET_USD": "lots"}, "budget-usd: expected a number of US dollars, 0 or more"),
+        ({"TB_BUDGET_USD": "-1"}, "budget-usd: expected a number of US dollars, 0 or more"),
+        ({"TB_BUDGET_USD": "$(touch pwned)"}, "budget-usd: expected a number of US dollars"),
     ],
 )
 def test_a_bad_input_is_an_error_in_the_log_and_the_summary_with_exit_2(
