@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
 import time
 import uuid
 from pathlib import Path
+
+from tests.system import ensure
 
 TRIALBOOK = Path(sys.executable).parent / "trialbook"
 ETA = re.compile(r"ETA \d+:\d\d")
@@ -41,7 +42,7 @@ def _tmux(socket: str, *args: str) -> str:
 
 
 def test_a_tty_shows_colour_and_an_eta_that_a_pipe_never_gets(tmp_path: Path) -> None:
-    assert shutil.which("tmux"), "tmux drives the TTY test; .ci/run installs it"
+    ensure("tmux")  # drives the TTY test; installed on first use
     root = _project(tmp_path / "project")
     socket = f"trialbook-test-{uuid.uuid4().hex[:8]}"
     command = (

@@ -1,9 +1,9 @@
 """Template copies: reflinks where the filesystem clones, a real copy elsewhere, the same tree either way.
 
 The reflink cases run on a real XFS filesystem made for the test (a loopback image, ``mkfs.xfs`` from
-xfsprogs, which ``.ci/run`` installs); mounting it needs root, which CI has. Everywhere else the copy is
-checked against what ``cp --reflink=always`` says the filesystem can do, so the detection is tested
-honestly on whatever filesystem the temp folder is on.
+xfsprogs, installed on first use by tests.system); mounting it needs root, which CI has. Everywhere else
+the copy is checked against what ``cp --reflink=always`` says the filesystem can do, so the detection is
+tested honestly on whatever filesystem the temp folder is on.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.system import ensure
 from trialbook.errors import ConfigError
 from trialbook.sandbox import create_sandbox
 from trialbook.sandbox._copy import copy_tree, reflink_support
@@ -194,8 +195,7 @@ def xfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A freshly made XFS filesystem (reflinks on by default since xfsprogs 5.1), mounted for the module."""
     if os.geteuid() != 0:
         pytest.skip("mounting a loopback filesystem needs root (CI runs as root)")
-    mkfs = shutil.which("mkfs.xfs") or shutil.which("mkfs.xfs", path="/usr/sbin:/sbin")
-    assert mkfs, "mkfs.xfs is missing: install xfsprogs (.ci/run does)"
+    mkfs = ensure("xfsprogs")
     base = tmp_path_factory.mktemp("xfs")
     image, mount = base / "fs.img", base / "mnt"
     with image.open("wb") as handle:
