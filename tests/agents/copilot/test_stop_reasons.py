@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import select
 import signal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from pydantic import BaseModel
 
 from tests.fakes.openai_chat import ChatServer, call, text
 from trialbook.agents.copilot import CopilotAgent, CopilotEval, ServerPool, _audit, _forward
+from trialbook.agents.copilot._server import cli_environment
 from trialbook.evidence import JsonValue, RequestAudit, dump_result, load_result
 
 from .conftest import MiniSandbox
@@ -104,6 +106,46 @@ def _remembering(pool: ServerPool, pids: list[int], wrap_disconnect: bool = Fals
         return server
 
     pool.acquire = acquire  # type: ignore[method-assign]
+
+
+def _pipe_holders(process: Any) -> set[int]:
+    """Processes other than this one that hold an end of one of ``process``'s three pipes."""
+    pipes = {
+        f"pipe:[{os.fstat(stream.fileno()).st_ino}]"
+        for stream in (process.stdin, process.stdout, process.stderr)
+    }
+    holders = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            links = {os.readlink(fd) for fd in (entry / "fd").iterdir()}
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if links & pipes:
+            holders.add(int(entry.name))
+    return holders
+
+
+async def test_the_process_that_is_watched_and_killed_is_the_cli_itself(
+    copilot_cli: str, pkg_cache: str, sandbox: MiniSandbox
+) -> None:
+    # The configured path is npm's loader (.bin/copilot): a Node process that starts the native CLI as its
+    # child on the same pipes. Had the loader been started, killing the process the SDK holds (the one the
+    # trial watches for an exit) would leave the CLI answering on those pipes, and a trial whose CLI was
+    # killed could complete. Whatever the timing: once the killed process is gone, nobody holds its pipes.
+    assert Path(copilot_cli).resolve().name == "npm-loader.js"
+    pool = ServerPool(max_idle=0)
+    env = cli_environment(sandbox.env(pkg_cache), sandbox.home, copilot_cli, {})
+    try:
+        server = await pool.acquire(copilot_cli, env, False, sandbox.workdir)
+        process = server.client._cli_process
+        assert _pipe_holders(process) == {process.pid}
+        _kill_and_wait(process.pid)
+        assert _pipe_holders(process) == set(), "a process of the CLI outlived the one trialbook watches"
+        await pool.release(server)
+    finally:
+        await pool.aclose()
 
 
 async def test_a_cli_killed_mid_trial_ends_the_trial_at_once_and_the_next_trial_gets_a_fresh_cli(

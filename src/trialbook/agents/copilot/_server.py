@@ -24,6 +24,7 @@ from .._copilot_names import TOKEN_VARIABLES
 from .._protocol import Availability
 from ._exit import cli_process, has_exited
 from ._forward import AuditingRequestHandler
+from ._native import native_cli
 
 __all__ = [
     "PASSTHROUGH",
@@ -113,7 +114,7 @@ async def _probe(cli_path: str) -> str | None:
     env["HOME"] = os.environ.get("HOME", str(Path.home()))
     env["COPILOT_PKG_CACHE_HOME"] = default_pkg_cache(os.environ)
     outcome = await run_process(
-        [cli_path, "--no-auto-update", "--version"], cwd=Path.cwd(), env=env, timeout_s=60
+        [native_cli(cli_path), "--no-auto-update", "--version"], cwd=Path.cwd(), env=env, timeout_s=60
     )
     match = _VERSION.search(outcome.stdout.decode("utf-8", "replace"))
     return match.group(0) if outcome.returncode == 0 and match else None
@@ -167,7 +168,8 @@ class ServerPool:
             await self._stop(server)
             server = None
         if server is None:
-            connection = RuntimeConnection.for_stdio(path=cli_path)
+            # The CLI itself, not npm's loader in front of it: the process watched and stopped is the CLI.
+            connection = RuntimeConnection.for_stdio(path=native_cli(cli_path))
             connection.env = dict(env)
             token = next((env[name] for name in TOKEN_VARIABLES if env.get(name)), None)
             handler = AuditingRequestHandler() if audit else None
