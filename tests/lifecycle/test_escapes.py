@@ -40,11 +40,11 @@ def test_at_the_timeout_nothing_the_agent_started_survives(
     raw = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
     properties = raw["tests"][0]["properties"]
     assert properties["process_cleanup"] == mechanism
-    # The group kill at the deadline takes the three that stayed in it (background job, nohup, double
-    # fork); the other three (setsid, setsid -f, setpgid) are strays, counted alike by both mechanisms:
-    # the cgroup's members before cgroup.kill, or what the marker sweep kills. Known inexactness: one of
-    # the group's three still dying when the trial's processes are counted is counted too (never fewer).
-    assert 3 <= properties["stray_processes_killed"] <= 3 + 3
+    # The group kill at the deadline takes the four that stayed in it (background job, nohup, double
+    # fork, the agent's own sleep); the other three (setsid, setsid -f, setpgid) are strays, counted alike
+    # by both mechanisms: the cgroup's members before cgroup.kill, or what the marker sweep kills. One of
+    # the group still dying when the trial's processes are counted (a busy machine) is no stray.
+    assert properties["stray_processes_killed"] == 3
 
 
 @pytest.mark.parametrize("agent", AGENTS)

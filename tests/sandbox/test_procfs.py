@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import uuid
 
 import pytest
 
-from trialbook.sandbox._procfs import boot_ticks, clock_agrees, has_procfs, processes
+from trialbook.sandbox._procfs import boot_ticks, clock_agrees, dying, has_procfs, processes
 
 pytestmark = pytest.mark.skipif(not has_procfs(), reason="no /proc on this system (documented limit)")
 
@@ -49,3 +51,37 @@ def test_a_process_older_than_since_is_not_listed(monkeypatch: pytest.MonkeyPatc
     finally:
         child.kill()
         child.wait()
+
+
+TRAPS_TERM = (
+    "import signal, time; signal.signal(signal.SIGTERM, lambda *_: None); print(flush=True); time.sleep(60)"
+)
+
+
+@pytest.mark.parametrize(
+    ("program", "signum", "on_its_way_out"),
+    [
+        (["sleep", "60"], None, False),
+        (["sleep", "60"], signal.SIGSTOP, False),
+        ([sys.executable, "-c", TRAPS_TERM], signal.SIGTERM, False),  # handled: it lives on
+        (["sleep", "60"], signal.SIGTERM, True),  # its default action ends it
+        (["sleep", "60"], signal.SIGKILL, True),
+    ],
+    ids=["running", "stopped", "term-handled", "term", "kill"],
+)
+def test_a_process_a_fatal_signal_reached_is_dying_from_the_moment_it_was_sent(
+    program: list[str], signum: signal.Signals | None, on_its_way_out: bool
+) -> None:
+    # From the kill() call on, whether it still runs, is exiting or is a zombie this test has not reaped:
+    # a sweep that comes after a group kill can tell its members from strays whatever the machine's speed.
+    with subprocess.Popen(program, stdout=subprocess.PIPE) as child:
+        try:
+            if program[0] == sys.executable:
+                assert child.stdout is not None
+                child.stdout.readline()  # its handler is in place
+            if signum is not None:
+                os.kill(child.pid, signum)
+            assert dying(child.pid) is on_its_way_out
+        finally:
+            child.kill()
+    assert dying(child.pid) is False  # reaped: nothing to read

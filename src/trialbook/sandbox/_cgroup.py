@@ -39,7 +39,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from ._procfs import read_proc, start_time
+from ._procfs import dying, read_proc, start_time
 
 __all__ = ["CgroupRoot", "find_cgroup_root", "sweep_stale_roots"]
 
@@ -151,20 +151,21 @@ class CgroupRoot:
     def kill(group: Path, wait_s: float = 2.0, *, remove: bool = True) -> set[int]:
         """Kill every member of ``group``, wait until it is empty, and (with ``remove``) remove it.
 
-        Returns the members that were alive when it looked, before anything was killed: ``cgroup.kill``
+        Returns the members that were alive when it looked, before anything was killed, and not already
+        dying (a member of a command's process group, killed with it, may still be exiting): ``cgroup.kill``
         ends them all at once, so afterwards nobody is left to count. An empty group (the usual case at
         the end of a trial) costs one read; otherwise the wait ends when ``cgroup.events`` says the
         group is empty, with no polling interval.
         """
         found = _members(group)
         if found:
-            found = {pid for pid in found if start_time(pid) is not None}
+            found = {pid for pid in found if _stray(pid)}
             deadline = time.monotonic() + wait_s
             frozen = False
             with _Events(group) as events:
                 while True:
                     members = _members(group)
-                    found |= {pid for pid in members if start_time(pid) is not None}
+                    found |= {pid for pid in members if _stray(pid)}
                     if not members or time.monotonic() > deadline:
                         break
                     # cgroup.kill: Linux 5.14 and later, and not in a threaded group. Otherwise one by
@@ -236,6 +237,11 @@ def _leave_runner(path: Path) -> None:
             _put(home, str(pid))
     with contextlib.suppress(OSError):
         runner.rmdir()
+
+
+def _stray(pid: int) -> bool:
+    """Whether a member is alive and was not already on its way out before the group was killed."""
+    return start_time(pid) is not None and not dying(pid)
 
 
 def _threads(group: Path) -> list[bytes] | None:

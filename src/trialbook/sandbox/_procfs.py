@@ -22,6 +22,7 @@ __all__ = [
     "ProcEntry",
     "boot_ticks",
     "clock_agrees",
+    "dying",
     "entry",
     "environ_value",
     "has_procfs",
@@ -273,6 +274,32 @@ def _value(environ: bytes, wanted: bytes) -> str | None:
     start = at + len(wanted)
     end = environ.find(b"\0", start)
     return environ[start : end if end >= 0 else len(environ)].decode("utf-8", "replace")
+
+
+_FLAGS = 6
+"""Where ``flags`` (field 9 of ``/proc/<pid>/stat``) sits after the command name."""
+_PENDING = 28
+"""Where ``signal`` (field 31: the signals pending for the main thread) sits after the command name."""
+_PF_EXITING = 0x4
+_PF_SIGNALED = 0x400
+_SIGKILL_BIT = 1 << (9 - 1)
+
+
+def dying(pid: int) -> bool:
+    """Whether ``pid`` is already on its way out: a fatal signal reached it, or it is exiting.
+
+    A process killed by a signal whose default action ends it (``SIGKILL``, or an unhandled ``SIGTERM``)
+    has ``SIGKILL`` pending on its threads until it takes it, then the kernel's exiting flags set. Until
+    its threads have all ended, it is still listed and not yet a zombie. ``False`` when it cannot be read.
+    """
+    fields = _stat_fields(pid)
+    if fields is None or len(fields) <= _PENDING:
+        return False
+    try:
+        flags, pending = int(fields[_FLAGS]), int(fields[_PENDING])
+    except ValueError:
+        return False
+    return bool(flags & (_PF_EXITING | _PF_SIGNALED) or pending & _SIGKILL_BIT)
 
 
 def start_time(pid: int) -> str | None:

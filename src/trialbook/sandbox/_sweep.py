@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from .._records import Record
 from ._pidcursor import Cursor, cursor, last_pid, span, young
-from ._procfs import ProcEntry, environ_value, marker, mid_exec, processes, read_proc
+from ._procfs import ProcEntry, dying, environ_value, marker, mid_exec, processes, read_proc
 
 __all__ = ["Criteria", "Swept", "doomed", "kill_until_clean", "reap", "table", "wait_exit"]
 
@@ -155,6 +155,7 @@ class Swept(Record):
     """What :func:`kill_until_clean` did."""
 
     killed: set[int]
+    """The processes it found alive and killed that were not already dying (see :func:`~._procfs.dying`)."""
     ours: set[int]
     """Of the trials' processes seen, those that are trialbook's children (to reap)."""
     clean: Cursor | None
@@ -217,10 +218,12 @@ def kill_until_clean(
             swept.clean = now
             swept.quiet = settle and now is not None and last_pid() == now.last_pid
             break
+        # Read before this pass's own kill: one already dying (its group was killed with its command)
+        # is waited for like the rest but is no stray.
+        swept.killed |= {pid for pid in alive if not dying(pid)}
         for pid in alive:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        swept.killed |= alive
         wait_exit(alive, _KILLED_WAIT_S)
     return swept
 
