@@ -85,6 +85,19 @@ def test_failures_routes_and_held_requests() -> None:
     assert not waiter.is_alive() and outcome, "the held request ended without a reply"
 
 
+def test_only_the_first_fail_times_requests_fail_and_the_rest_follow_the_script() -> None:
+    with ModelServer([say("recovered")], fail_status=503, fail_times=2) as api:
+        ask = {"input": [], "stream": False}
+        statuses = [httpx.post(f"{api.openai_url}/responses", json=ask).status_code for _ in range(2)]
+        answer = httpx.post(f"{api.openai_url}/responses", json=ask)
+        assert statuses == [503, 503]
+        assert answer.status_code == 200
+        assert answer.json()["output"][0]["content"][0]["text"] == "recovered"
+        assert httpx.post(f"{api.url}/v1/other", json={}).status_code == 404  # no model request: not counted
+        assert httpx.post(f"{api.openai_url}/responses", json=ask).status_code == 200
+        assert len(api.model_requests()) == 4
+
+
 def test_settings_point_each_agent_here() -> None:
     with ModelServer([shell("true")], api_key="sk-mine") as api:
         assert api.claude_code_env() == {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-mine"}

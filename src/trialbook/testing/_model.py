@@ -44,6 +44,8 @@ class _State:
     script: tuple[Turn, ...]
     fail_status: int | None
     when: tuple[tuple[str, tuple[Turn, ...]], ...] = ()
+    fail_times: int | None = None
+    failed: int = 0
     requests: list[RecordedRequest] = field(default_factory=list)
     stopping: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -52,6 +54,14 @@ class _State:
     def next_id(self) -> int:
         with self.lock:
             return next(self.ids)
+
+    def failure(self) -> int | None:
+        """The status this model request fails with, ``None`` if it is answered (counted under the lock)."""
+        with self.lock:
+            if self.fail_times is not None and self.failed >= self.fail_times:
+                return None
+            self.failed += 1
+            return self.fail_status
 
     def reply_at(self, position: int, body: Any = None) -> Turn:
         script = self.script
@@ -114,8 +124,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"message": f"no route for POST {path}"}})
             return
         events, error_body, position = wire
-        if state.fail_status is not None:
-            self._json(state.fail_status, error_body)
+        status = state.failure()
+        if status is not None:
+            self._json(status, error_body)
             return
         reply = state.reply_at(position, body)
         if reply.hang:
@@ -160,6 +171,9 @@ class ModelServer:
         script: the model replies by conversation position (see the module docstring).
         fail_status: answer every model request with this HTTP status and the provider's own error
             body instead (``401`` for an authentication failure).
+        fail_times: with ``fail_status``, only the first this many model requests fail; later ones are
+            answered from the script (``[hang()]`` holds every retry open: no more than one retry is
+            ever sent, however slowly the agent reacts to the failure).
         when: marker → script: a request whose body contains the marker is answered from that script
             instead (a model that follows an instruction file only when the file reached it).
         api_key: the key the settings hand out (random by default, so a leak is easy to find); the
@@ -171,11 +185,12 @@ class ModelServer:
         script: Sequence[Turn] = (),
         *,
         fail_status: int | None = None,
+        fail_times: int | None = None,
         when: Mapping[str, Sequence[Turn]] | None = None,
         api_key: str | None = None,
     ) -> None:
         branches = tuple((marker, tuple(replies)) for marker, replies in (when or {}).items())
-        self._state = _State(tuple(script), fail_status, branches)
+        self._state = _State(tuple(script), fail_status, branches, fail_times)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self.api_key = api_key or "sk-loopback-" + secrets.token_hex(24)
