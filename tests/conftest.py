@@ -6,11 +6,13 @@ property that is correct can still miss them. Properties here check behaviour, n
 measured by ``benchmarks/``), so the suite's profile turns both timing checks off and keeps every other
 health check.
 
-The ``marker`` fixture is shared by the tests that start processes meant to escape a trial.
+The ``marker`` fixture is shared by the tests that start processes meant to escape a trial, and
+``closed_port`` by the tests of an endpoint nobody listens on.
 """
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 
 import pytest
@@ -36,3 +38,17 @@ def marker() -> Iterator[str]:
     value = unique_marker()
     yield value
     kill_survivors(value)
+
+
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """A loopback port that refuses every connection for as long as the test runs.
+
+    A port found free and let go could be taken by another test's server meanwhile (the suite runs
+    many at once), and an agent meant to find nobody would find a model answering. So the port stays
+    bound here, never listening and without ``SO_REUSEADDR``: no other socket can bind it, the kernel
+    hands it to no one, and a connection to it is refused.
+    """
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        yield int(holder.getsockname()[1])

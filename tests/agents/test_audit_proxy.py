@@ -209,11 +209,8 @@ async def test_closing_the_proxy_cuts_a_hanging_exchange_and_frees_the_port() ->
 
 
 @pytest.mark.asyncio
-async def test_an_unreachable_upstream_is_a_capture_error_and_a_502() -> None:
-    free = socket.socket()
-    free.bind(("127.0.0.1", 0))
-    port = free.getsockname()[1]
-    free.close()
+async def test_an_unreachable_upstream_is_a_capture_error_and_a_502(closed_port: int) -> None:
+    port = closed_port
     async with AuditProxy(f"http://127.0.0.1:{port}", Masker([KEY])) as proxy, httpx.AsyncClient() as client:
         response = await client.post(proxy.url + "/v1/messages", json=MESSAGES, headers={"x-api-key": KEY})
     assert response.status_code == 502

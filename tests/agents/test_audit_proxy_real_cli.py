@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.clis import ensure_cli
+from tests.deadlines import growing
 from tests.fakes.model_server import ModelServer, RecordedRequest, Reply, hang, say, shell
 from trialbook.agents import AgentSpec, _audited
 from trialbook.agents._audit_proxy import AuditProxy
@@ -226,7 +227,14 @@ def test_the_proxy_stops_with_a_trial_that_timed_out(
 ) -> None:
     for name in VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    output, test, result, requests = _run(invoke, tmp_path, agent, [hang()], audit=True, timeout="8s")
+    for timeout in growing(4):  # until it came after the CLI's first request (see tests.deadlines)
+        output, test, result, requests = _run(
+            invoke, tmp_path, agent, [hang()], audit=True, timeout=f"{timeout:g}s"
+        )
+        if _model_requests(requests):
+            break
+    else:
+        pytest.fail("the CLI never sent its request")
     assert test.outcome != "passed", output.output
     assert result.stop_reason == "timeout", result.error
     assert len(result.request_audit) >= 1  # the request that hung was audited before it was forwarded

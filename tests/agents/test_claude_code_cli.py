@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 from pathlib import Path
 
 import pytest
 
 from tests.agents._cli_trial import FAKE_KEY, make_trial
 from tests.clis import ensure_cli, version_of
+from tests.deadlines import growing
 from tests.fakes.model_server import ModelServer, hang, say, shell
 from trialbook.agents import Agent, AgentSpec
 from trialbook.agents.claude_code import create
@@ -153,10 +153,10 @@ async def test_a_rejected_key_fails_at_once_with_a_clear_error(claude: Path, tmp
 
 
 @pytest.mark.asyncio
-async def test_an_unreachable_endpoint_fails_after_few_retries(claude: Path, tmp_path: Path) -> None:
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+async def test_an_unreachable_endpoint_fails_after_few_retries(
+    claude: Path, tmp_path: Path, closed_port: int
+) -> None:
+    closed = f"http://127.0.0.1:{closed_port}"
     trial = make_trial(
         tmp_path, env={"ANTHROPIC_API_KEY": FAKE_KEY, "ANTHROPIC_BASE_URL": closed}, timeout_s=120
     )
@@ -172,16 +172,21 @@ async def test_an_unreachable_endpoint_fails_after_few_retries(claude: Path, tmp
 
 @pytest.mark.asyncio
 async def test_a_timeout_kills_every_process_and_leaves_usage_unknown(claude: Path, tmp_path: Path) -> None:
-    # The tool leaves a process behind in the background, then the model never answers again.
-    # The timeout leaves room for the CLI's start and its first tool call on a loaded machine: the test is
-    # about what the timeout does, not how soon it comes.
+    # The tool leaves a process behind in the background, then the model never answers again. The
+    # timeout grows until it came after the CLI's start and its tool call: the test is about what the
+    # timeout does, not how soon it comes.
     with ModelServer([shell(BACKGROUND_SLEEPER), hang()]) as server:
-        trial = make_trial(tmp_path, env=_env(server), timeout_s=20)
-        result = await _agent(claude).run(trial.task)
+        for timeout in growing(5):
+            trial = make_trial(tmp_path / f"timeout-{timeout:g}", env=_env(server), timeout_s=timeout)
+            result = await _agent(claude).run(trial.task)
+            if (trial.task.workdir / "sleeper.pid").exists():
+                break
+        else:
+            pytest.fail("the tool call never ran")
     assert result.stop_reason == "timeout"
     assert not result.success
     assert result.error is not None
-    assert "20 s" in result.error
+    assert f"{timeout:g} s" in result.error
     assert result.usage == ()
     assert result.total_input_tokens is None
     assert result.cost_usd is None

@@ -61,13 +61,6 @@ def silent_remote() -> Iterator[str]:
         server.close()
 
 
-def _closed_port_url() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/origin.git"
-
-
 def _point_origin(repo: Path, url: str) -> None:
     git(repo, "remote", "set-url", "origin", url)
 
@@ -88,8 +81,8 @@ def test_a_remote_that_never_answers_fails_the_sync_at_the_idle_timeout(
     assert "--git-timeout" in message and "TRIALBOOK_GIT_TIMEOUT" in message
 
 
-def test_a_closed_port_is_not_retried(user_repo: Path) -> None:
-    _point_origin(user_repo, _closed_port_url())
+def test_a_closed_port_is_not_retried(user_repo: Path, closed_port: int) -> None:
+    _point_origin(user_repo, f"http://127.0.0.1:{closed_port}/origin.git")
     with (
         GitBranchStore(user_repo, push=False, max_attempts=30) as store,
         pytest.raises(HistoryFetchError) as caught,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.deadlines import growing
 from trialbook.evidence import load_suite
 
 from .escapes import trialbook, wait_for_no_survivors, write_eval
@@ -26,18 +27,24 @@ MECHANISMS = {"cgroup": True, "marker": False}
 def test_at_the_timeout_nothing_the_agent_started_survives(
     tmp_path: Path, marker: str, agent: str, mechanism: str
 ) -> None:
-    write_eval(tmp_path, agent, marker, then="sleep 300", timeout=3)
-    process = trialbook(tmp_path, "eval", "evals", cgroup=MECHANISMS[mechanism])
-    out, err = process.communicate(timeout=120)
-    assert process.returncode == 1, (out + err).decode()
-    assert (tmp_path / "ready").exists(), "the escaping processes never all started"
-    assert wait_for_no_survivors(marker) == []
-    assert list((tmp_path / "tmp").glob("trialbook-*")) == []
-    suite = load_suite(tmp_path / ".trialbook/runs/latest/suite.json")
+    for timeout in growing(3):  # until the escaping processes all started before the timeout
+        root = tmp_path / f"timeout-{timeout:g}"
+        root.mkdir()
+        write_eval(root, agent, marker, then="sleep 300", timeout=int(timeout))
+        process = trialbook(root, "eval", "evals", cgroup=MECHANISMS[mechanism])
+        out, err = process.communicate(timeout=120 + timeout)
+        assert process.returncode == 1, (out + err).decode()
+        assert wait_for_no_survivors(marker) == []  # a run cut short before all started, too
+        assert list((root / "tmp").glob("trialbook-*")) == []
+        if (root / "ready").exists():
+            break
+    else:
+        pytest.fail("the escaping processes never all started")
+    suite = load_suite(root / ".trialbook/runs/latest/suite.json")
     (test,) = suite.tests
     assert test.outcome == "failed"
     assert test.executions[0].result.stop_reason == "timeout"
-    raw = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
+    raw = json.loads((root / ".trialbook/runs/latest/suite.json").read_text())
     properties = raw["tests"][0]["properties"]
     assert properties["process_cleanup"] == mechanism
     # The group kill at the deadline takes the four that stayed in it (background job, nohup, double

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.deadlines import growing
+from tests.sandbox.procs import wait_gone
 from trialbook.evidence import load_suite
 from trialbook.report.viewer_load import load_run
 
@@ -51,32 +52,38 @@ def test_failing_steps_give_verdict_fail_exit_1_and_messages(invoke: Invoke, tmp
 
 def test_timeout_kills_the_trial_and_its_children(invoke: Invoke, tmp_path: Path) -> None:
     pid_file = tmp_path / "pids.txt"
-    write(
-        tmp_path / "evals/slow.eval.yaml",
-        f"""
-        prompt_text: |
-          ```bash
-          (sleep 300 & echo $! >> {pid_file}; wait) &
-          sleep 300 & echo $! >> {pid_file}
-          sleep 300
-          ```
-        agents: [literal]
-        timeout: 2s
-        assert:
-          - file_exists: never.txt
-        """,
-    )
-    result = invoke("eval", "evals")
-    assert result.exit_code == 1, result.output
+    for timeout in growing(2):  # until both children started before the timeout (see tests.deadlines)
+        pid_file.unlink(missing_ok=True)
+        write(
+            tmp_path / "evals/slow.eval.yaml",
+            f"""
+            prompt_text: |
+              ```bash
+              (sleep 300 & echo $! >> {pid_file}; wait) &
+              sleep 300 & echo $! >> {pid_file}
+              until [ "$(wc -l < {pid_file})" -ge 2 ]; do sleep 0.01; done
+              touch {pid_file}.ready
+              sleep 300
+              ```
+            agents: [literal]
+            timeout: {timeout:g}s
+            assert:
+              - file_exists: never.txt
+            """,
+        )
+        result = invoke("eval", "evals")
+        assert result.exit_code == 1, result.output
+        if Path(f"{pid_file}.ready").exists():
+            break
+    else:
+        pytest.fail("the children never started")
     suite = load_suite(tmp_path / ".trialbook/runs/latest/suite.json")
     execution = suite.tests[0].executions[0]
     assert execution.result.stop_reason == "timeout"
     assert execution.passed is False
-    time.sleep(0.2)
     pids = [int(line) for line in pid_file.read_text().split()]
     assert len(pids) == 2
-    for pid in pids:
-        assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+    assert wait_gone(pids) == []
 
 
 def test_secret_values_never_reach_results_or_terminal(invoke: Invoke, tmp_path: Path) -> None:

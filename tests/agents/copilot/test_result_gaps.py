@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -94,16 +93,10 @@ async def test_a_tool_schema_is_recorded_as_advertised(
     assert load_result(dump_result(result)) == result
 
 
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 async def test_an_unreachable_model_is_an_execution_error(
-    copilot_cli: str, pkg_cache: str, sandbox: MiniSandbox, shared_pool: ServerPool
+    copilot_cli: str, pkg_cache: str, sandbox: MiniSandbox, shared_pool: ServerPool, closed_port: int
 ) -> None:
-    provider = {"type": "openai", "base_url": f"http://127.0.0.1:{closed_port()}/v1", "api_key": "sk-closed"}
+    provider = {"type": "openai", "base_url": f"http://127.0.0.1:{closed_port}/v1", "api_key": "sk-closed"}
     config = CopilotEval(model="fake-model", provider=provider, cli_path=copilot_cli)
     result = await CopilotAgent(config, environ={}, pool=shared_pool).run(
         sandbox.task("anyone there?", pkg_cache, timeout_s=120)
