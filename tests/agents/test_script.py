@@ -1,5 +1,5 @@
 import asyncio
-import time
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -144,8 +144,11 @@ async def test_function_errors_and_timeouts(sandbox: Sandbox, tmp_path: Path) ->
 
 @pytest.mark.asyncio
 async def test_a_blocking_function_does_not_block_other_trials(sandbox: Sandbox, tmp_path: Path) -> None:
+    started, release = threading.Event(), threading.Event()
+
     def blocking(task: AgentTask) -> str:
-        time.sleep(0.3)
+        started.set()
+        release.wait(60)  # blocks its thread until the test has seen the loop turn
         return "slept"
 
     ticks = 0
@@ -157,9 +160,12 @@ async def test_a_blocking_function_does_not_block_other_trials(sandbox: Sandbox,
             ticks += 1
 
     run = asyncio.create_task(create_agent(script_agent("b", blocking)).run(make_task(sandbox, tmp_path)))
+    while not started.is_set():
+        await asyncio.sleep(0.001)
     await ticker()
-    assert not run.done()  # the loop kept turning while the function slept in its thread
+    assert not run.done()  # the loop kept turning while the function blocked in its thread
     assert ticks == 5
+    release.set()
     assert (await run).final_response == "slept"
 
 

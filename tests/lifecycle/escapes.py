@@ -10,10 +10,11 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
+
+from tests.sandbox.procs import wait_gone
 
 __all__ = [
     "ESCAPES",
@@ -81,9 +82,9 @@ def write_eval(root: Path, agent: str, marker: str, *, then: str, timeout: int =
     return path
 
 
-def survivors(marker: str) -> list[str]:
-    """Command lines of the live processes (zombies excluded) that carry ``marker``."""
-    found = []
+def _carrying(marker: str) -> dict[int, str]:
+    """The live processes (zombies excluded) that carry ``marker``: pid → command line."""
+    found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -93,19 +94,23 @@ def survivors(marker: str) -> list[str]:
         except OSError:
             continue
         if marker.encode() in cmdline and state not in {"Z", "X"}:
-            found.append(cmdline.replace(b"\0", b" ").decode(errors="replace").strip())
+            found[int(entry.name)] = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()
     return found
 
 
-def wait_for_no_survivors(marker: str, attempts: int = 60) -> list[str]:
-    """Poll briefly (a SIGKILLed process needs a moment to die); return the survivors still there."""
-    alive = survivors(marker)
-    for _ in range(attempts):
-        if not alive:
-            break
-        time.sleep(0.05)
-        alive = survivors(marker)
-    return alive
+def survivors(marker: str) -> list[str]:
+    """Command lines of the live processes (zombies excluded) that carry ``marker``."""
+    return list(_carrying(marker).values())
+
+
+def wait_for_no_survivors(marker: str) -> list[str]:
+    """The command lines of the processes carrying ``marker`` still running once those found have ended.
+
+    A SIGKILLed process needs a moment to die: each one found is waited for through a pidfd (see
+    :func:`tests.sandbox.procs.wait_gone`), then the machine is looked at again.
+    """
+    wait_gone(list(_carrying(marker)))
+    return survivors(marker)
 
 
 def kill_survivors(marker: str) -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lifecycle.escapes import wait_for_no_survivors
+from tests.lifecycle.escapes import kill_survivors, wait_for_no_survivors
 from trialbook.agents.script import ScriptAgent, script_agent
 from trialbook.errors import RunAbortedError
 from trialbook.masking import Masker
@@ -36,6 +36,9 @@ from trialbook.sandbox import ShimConfig, create_sandbox
 from trialbook.sandbox._remover import SandboxRemover
 
 from .local import run_as_ci
+
+DEADLINE_S = 120
+"""The test's own bound on a trial or run that must end at once: far past any machine's slowness."""
 
 REUSED = re.compile(r"trialbook-\S+r\d+x[0-9a-f]{16}")
 """The name a finished trial's folder gets when it is emptied for the next trial (see ``sandbox._shell``)."""
@@ -374,12 +377,9 @@ def test_a_taken_folder_is_removed_when_the_results_folder_cannot_be_made(
     request = bench.request(**config)  # type: ignore[arg-type]
     block, error = BLOCKERS[blocker]
     undo = block(bench, request.folder)
-    started = time.monotonic()
+    trial = run_trial(request, ScriptAgent("s", "echo ok > out.txt"), Masker(), remover=bench.remover)
     with pytest.raises(error):
-        asyncio.run(
-            run_trial(request, ScriptAgent("s", "echo ok > out.txt"), Masker(), remover=bench.remover)
-        )
-    assert time.monotonic() - started < 10
+        asyncio.run(asyncio.wait_for(trial, DEADLINE_S))
     # Before the remover closes: the folder the trial took is nowhere but gone.
     assert bench.entries() == [], "the folder taken for the failed trial was left behind"
     undo()
@@ -411,10 +411,22 @@ def test_a_trial_planting_a_file_on_a_later_trials_results_folder_stops_the_run_
         'echo x > "$d/trial-8"; done; fi; '
         f"if [ $n -ge 6 ]; then exec -a {marker} sleep 300; fi; echo ok > out.txt"
     )
-    started = time.monotonic()
-    with pytest.raises(RunAbortedError, match=r"File exists: .*trial-8"):
-        _run_e2e(tmp_path, script, trials=10, concurrency=2)
-    assert time.monotonic() - started < 8, "the run should stop at once, not wait for the hung trials"
+    # The hung trials would run for 300 s and time out only after an hour: a run that waited for them is
+    # still running at the test's deadline, when the test ends them itself.
+    waited = threading.Event()
+
+    def end_them() -> None:
+        waited.set()
+        kill_survivors(marker)
+
+    deadline = threading.Timer(DEADLINE_S, end_them)
+    deadline.start()
+    try:
+        with pytest.raises(RunAbortedError, match=r"File exists: .*trial-8"):
+            _run_e2e(tmp_path, script, trials=10, concurrency=2, timeout=3600)
+    finally:
+        deadline.cancel()
+    assert not waited.is_set(), "the run should stop at once, not wait for the hung trials"
     assert wait_for_no_survivors(marker) == []
     assert os.listdir(scratch) == [], "a sandbox folder was left behind"
 

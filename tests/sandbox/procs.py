@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import select
 import time
 from pathlib import Path
 
@@ -20,15 +23,39 @@ def running(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] not in {"Z", "X"}
 
 
-def wait_gone(pids: list[int], attempts: int = 100) -> list[int]:
-    """Poll until every pid is gone (a killed process needs a moment); return those still running."""
-    alive = list(pids)
-    for _ in range(attempts):
-        alive = [pid for pid in alive if running(pid)]
-        if not alive:
-            break
-        time.sleep(0.05)
-    return alive
+GONE_S = 30.0
+"""How long a killed process may take to end before a test counts it as a survivor: the test's own
+bound, far past what a busy machine needs (the wait ends the moment the processes have)."""
+
+
+def wait_gone(pids: list[int], timeout_s: float = GONE_S) -> list[int]:
+    """Wait until every pid has ended (a killed process needs a moment); return those still running.
+
+    Each is watched through a pidfd, which becomes readable the moment its process ends: no bound but
+    the test's. Where a test took pidfds away, a short poll stands in.
+    """
+    fds: dict[int, int] = {}
+    try:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                try:
+                    fds[os.pidfd_open(pid)] = pid
+                except OSError:
+                    break
+        poller = select.poll()
+        for fd in fds:
+            poller.register(fd, select.POLLIN)
+        deadline = time.monotonic() + timeout_s
+        waiting = {pid for pid in pids if running(pid)}
+        while waiting and (left := deadline - time.monotonic()) > 0:
+            # A zombie's pidfd is readable too: what it says is checked again with running().
+            for fd, _ in poller.poll(min(left, 0.01 if len(fds) < len(pids) else left) * 1000):
+                poller.unregister(fd)
+            waiting = {pid for pid in waiting if running(pid)}
+        return [pid for pid in pids if pid in waiting]
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def read_pids(path: Path) -> list[int]:

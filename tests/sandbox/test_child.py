@@ -31,16 +31,20 @@ def _open_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd"))
 
 
+async def _look(folder: Path, seen: list[list[str]]) -> None:
+    """Once the command says it runs, note the threads waiting for processes, then let it end."""
+    while not (folder / "running").exists():
+        await asyncio.sleep(0.01)
+    seen.append(_waiting_threads())
+    (folder / "looked").touch()
+
+
 @pytest.mark.asyncio
 async def test_no_thread_waits_for_a_running_process(tmp_path: Path) -> None:
     seen: list[list[str]] = []
-
-    async def look() -> None:
-        await asyncio.sleep(0.3)
-        seen.append(_waiting_threads())
-
+    script = "touch running; until [ -e looked ]; do sleep 0.01; done; exit 7"
     outcome, _ = await asyncio.gather(
-        run_process(["bash", "-c", "sleep 0.8; exit 7"], cwd=tmp_path, env=ENV, timeout_s=30), look()
+        run_process(["bash", "-c", script], cwd=tmp_path, env=ENV, timeout_s=30), _look(tmp_path, seen)
     )
     assert outcome.returncode == 7
     assert seen == [[]]
@@ -90,14 +94,10 @@ async def test_without_pidfds_a_thread_waits_and_the_answers_are_the_same(
 
     monkeypatch.setattr(os, "pidfd_open", refused)
     seen: list[list[str]] = []
-
-    async def look() -> None:
-        await asyncio.sleep(0.3)
-        seen.append(_waiting_threads())
-
-    script = "sleep 1000 & echo $! > pids; sleep 0.8; echo done; exit 9"
+    script = "sleep 1000 & echo $! > pids; touch running; until [ -e looked ]; do sleep 0.01; done; "
+    script += "echo done; exit 9"
     outcome, _ = await asyncio.gather(
-        run_process(["bash", "-c", script], cwd=tmp_path, env=ENV, timeout_s=30), look()
+        run_process(["bash", "-c", script], cwd=tmp_path, env=ENV, timeout_s=30), _look(tmp_path, seen)
     )
     assert (outcome.returncode, outcome.stdout, outcome.timed_out) == (9, b"done\n", False)
     assert len(seen[0]) == 1 and seen[0][0].startswith("trialbook-wait-")

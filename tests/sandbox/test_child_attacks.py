@@ -331,7 +331,7 @@ async def test_cancellation_while_terminating_after_the_deadline_still_kills_the
         task.cancel()  # now, while run_process waits out the grace before SIGKILL
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, GUARD_S)
-        assert wait_gone([leader], attempts=10) == []
+        assert wait_gone([leader]) == []
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(leader, signal.SIGKILL)
@@ -362,7 +362,7 @@ def test_cancelled_while_terminating_and_draining_then_the_loop_ends_the_group_s
         try:
             asyncio.run(main())  # like a program that ends once its work was cancelled
             leader = read_pids(tmp_path / "pids")[0]
-            alive = wait_gone([leader], attempts=10)
+            alive = wait_gone([leader])
             leaked = _open_fds() - before
             assert alive == []
             assert leaked == set()  # the pidfd of a process nobody watches any more
