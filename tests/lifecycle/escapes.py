@@ -49,7 +49,7 @@ def escape_steps(marker: str, ready: Path, then: str) -> str:
         setsid bash -c "exec -a $M-setsid sleep 300" >/dev/null 2>&1 &
         setsid -f bash -c "exec -a $M-setsidf sleep 300" >/dev/null 2>&1
         ( ( exec -a $M-daemon sleep 300 ) & )
-        python3 -c "import os; os.setpgid(0, 0); os.execvp('sleep', ['$M-pgid', '300'])" &
+        python3 -c "import os; os.setpgid(0, 0); os.execvp('sleep', ['$M-pgid', '300'])" >/dev/null 2>&1 &
         until [ "$(cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n' | grep -c "^$M-")" -ge 6 ]; do
           sleep 0.05
         done

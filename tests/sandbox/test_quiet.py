@@ -24,7 +24,8 @@ from trialbook.sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 pytestmark = pytest.mark.skipif(not has_procfs(), reason="no /proc on this system (documented limit)")
 
 ENV = {"PATH": "/usr/bin:/bin"}
-SLEEPER = "echo $$ >> {pids}; exec sleep 300"
+SLEEPER = "echo $$ >> {pids}; exec sleep 300 </dev/null >/dev/null 2>&1"
+"""An escapee: it notes its pid, then lets go of the command's pipes (their end the command waits for)."""
 
 
 def _escape(scope: TrialScope, tmp_path: Path, how: str) -> list[int]:

@@ -40,7 +40,7 @@ def test_a_cleared_marker_in_the_commands_session_is_found_after_a_wrap(
     scope = supervisor().open_trial()
     pids = tmp_path / "pids"
     try:
-        sleeper = f"echo $$ >> {pids}; exec sleep 300"
+        sleeper = f"echo $$ >> {pids}; exec sleep 300 </dev/null >/dev/null 2>&1"  # lets go of the pipes
         script = (
             'python3 -c "import os, sys; os.setpgid(0, 0); '
             f"os.execvp('env', ['env', '-u', '{TRIAL_MARKER}', 'sh', '-c', sys.argv[1]])\" '{sleeper}' &\n"

@@ -25,7 +25,8 @@ from trialbook.sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 pytestmark = pytest.mark.skipif(not has_procfs(), reason="no /proc on this system (documented limit)")
 
 ENV = {"PATH": "/usr/bin:/bin"}
-SLEEPER = "echo $$ >> {pids}; exec sleep 300"
+SLEEPER = "echo $$ >> {pids}; exec sleep 300 </dev/null >/dev/null 2>&1"
+"""An escapee: it notes its pid, then lets go of the command's pipes (their end the command waits for)."""
 
 
 def _wait_for(pids: Path, count: int) -> str:
@@ -145,7 +146,8 @@ def _untraceable(pids: Path) -> list[str]:
     ``sleep`` (no marker, not the trial's session), writes its pid and exits: nothing but the cgroup
     ties the sleep to the trial.
     """
-    return ["setsid", "-f", "-w", "env", "-i", "/bin/sh", "-c", f"sleep 300 & echo $! >> {pids}"]
+    sleep = "sleep 300 </dev/null >/dev/null 2>&1 &"  # lets go of the command's pipes
+    return ["setsid", "-f", "-w", "env", "-i", "/bin/sh", "-c", f"{sleep} echo $! >> {pids}"]
 
 
 def test_a_program_that_escapes_at_once_is_already_in_the_cgroup(

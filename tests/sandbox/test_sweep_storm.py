@@ -45,7 +45,8 @@ def test_a_forking_storm_ends_and_the_neighbour_keeps_its_process(
         quiet = tmp_path / "quiet"
         _run(
             neighbour,
-            f"setsid -f sh -c 'echo $$ > {quiet}; exec sleep 300'; until [ -s {quiet} ]; do sleep 0.01; done",
+            f"setsid -f sh -c 'echo $$ > {quiet}; exec sleep 300' </dev/null >/dev/null 2>&1; "
+            f"until [ -s {quiet} ]; do sleep 0.01; done",
             tmp_path,
         )
         (other,) = read_pids(quiet)
