@@ -18,6 +18,7 @@ PACKAGES: dict[str, tuple[str, ...]] = {
     "chromium": ("chromium", "chromium-browser"),  # the viewer tests' headless browser
     "xfsprogs": ("mkfs.xfs",),  # the reflink-capable filesystem the copy tests clone on
     "tmux": ("tmux",),  # the terminal the live-progress test reads
+    "bubblewrap": ("bwrap",),  # bwrap, the unprivileged namespace sandbox
 }
 """Package → the binaries that show it is installed (any one of them)."""
 
