@@ -18,7 +18,7 @@ ETA = re.compile(r"ETA \d+:\d\d")
 GUIDE = """
 prompt_text: |
   ```bash
-  sleep 1.2
+  mkdir {root}/first 2>/dev/null || until [ -e {root}/go ]; do sleep 0.02; done
   touch done.txt
   ```
 agents: [literal]
@@ -26,11 +26,12 @@ trials: 5
 assert:
   - file_exists: done.txt
 """
+"""The first trial passes at once (so an ETA can be told); the others wait until the test saw it live."""
 
 
 def _project(root: Path) -> Path:
     (root / "evals").mkdir(parents=True)
-    (root / "evals/slow.eval.yaml").write_text(textwrap.dedent(GUIDE).lstrip())
+    (root / "evals/slow.eval.yaml").write_text(textwrap.dedent(GUIDE).lstrip().format(root=root))
     return root
 
 
@@ -56,9 +57,11 @@ def test_a_tty_shows_colour_and_an_eta_that_a_pipe_never_gets(tmp_path: Path) ->
         while time.monotonic() < deadline:
             screen = _tmux(socket, "capture-pane", "-p", "-e", "-t", "run")
             screens.append(screen)
+            if ETA.search(screen):
+                (root / "go").touch()  # seen live: the waiting trials may end now
             if "RUN-ENDED" in screen:
                 break
-            time.sleep(0.25)
+            time.sleep(0.05)
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=30, check=False)
     assert screens and "RUN-ENDED" in screens[-1], screens[-1:]
