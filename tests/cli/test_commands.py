@@ -65,7 +65,7 @@ def test_init_scaffolds_an_eval_that_passes(invoke: Invoke, tmp_path: Path) -> N
 def test_list_says_why_each_eval_would_run(invoke: Invoke) -> None:
     result = invoke("list", str(EXAMPLES / "evals"), "--filter", "dep*", env={"CI": None})
     assert result.exit_code == 0, result.output
-    assert "run       deploy [literal] — selected" in result.output
+    assert "run       deploy [literal] — no earlier run in history" in result.output
     assert "filtered  quick-init [literal] — id does not match dep*" in result.output
 
 

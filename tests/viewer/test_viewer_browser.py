@@ -262,7 +262,7 @@ def test_a_run_cancelled_by_ctrl_c_shows_what_finished(
     expected = expected_verdicts(suite)
     assert expected == {"hang::hanger": "incomplete"}
     assert shown_rows(watched) == expected
-    row = watched.page.locator("tr[data-id='hang::hanger']")
+    row = watched.page.locator("tr.row[data-id='hang::hanger']")
     properties = suite["tests"][0]["properties"]
     assert properties["cancelled_trials"] == 2  # the hanging trial and the one never started
     assert "run cancelled: 2 of 3 trials did not finish" in row.inner_text()

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from ..errors import TrialbookError
+from ..fsutil import atomic_write_text
 
-__all__ = ["TrialbookGroup", "env_option", "paths_argument"]
+__all__ = ["DEFAULT_HISTORY_DIR", "TrialbookGroup", "env_option", "history_place", "paths_argument"]
+
+DEFAULT_HISTORY_DIR = ".trialbook/history"
+"""Where history lives when no option says: beside the kept runs, so a local user's second run is cached,
+and ``history``, ``list`` and forecasts work without options. CI names its branch instead."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,3 +47,28 @@ def paths_argument(default: str = "evals") -> Callable[[F], F]:
     return click.argument(
         "paths", nargs=-1, type=click.Path(path_type=str), metavar=f"[PATHS]... (default: {default})"
     )
+
+
+def history_place(
+    history_dir: str | None, history_branch: str | None, *, recording: bool = False
+) -> tuple[str | None, str | None]:
+    """``--history-dir`` and ``--history-branch`` as given, or the default folder when neither is.
+
+    Every command that reads or writes history goes through here, so all of them agree on where the
+    default history is. A command that records (``recording``) makes the default folder with a
+    ``.gitignore`` of its own (local history is the user's record, never a change ``git status`` shows);
+    under ``CI=true`` it keeps none, as a CI workspace is thrown away: CI names its branch.
+    """
+    if history_dir or history_branch is not None:
+        return history_dir or None, history_branch
+    if recording:
+        if os.environ.get("CI", "").lower() == "true":
+            return None, None
+        folder = Path(DEFAULT_HISTORY_DIR)
+        folder.mkdir(parents=True, exist_ok=True)
+        if not (folder / ".gitignore").exists():
+            atomic_write_text(folder / ".gitignore", _HISTORY_IGNORE)
+    return DEFAULT_HISTORY_DIR, None
+
+
+_HISTORY_IGNORE = "# written by trialbook: local history, kept out of commits\n*\n"

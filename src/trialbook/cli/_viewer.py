@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from ..report.history_view import history_json
-from ._common import env_option
+from ._common import DEFAULT_HISTORY_DIR, env_option, history_place
 from .history_cmd import read_history
 
 __all__ = ["history_options", "history_summaries", "make_server"]
@@ -30,13 +30,17 @@ def history_options(func: F) -> F:
         help="Add trends from this history git branch (local or origin's).",
     )(func)
     return env_option(
-        "--history-dir", type=click.Path(file_okay=False), help="Add trends from history in DIR/<id>.jsonl."
+        "--history-dir",
+        type=click.Path(file_okay=False),
+        help=f"Add trends from history in DIR/<id>.jsonl [default: {DEFAULT_HISTORY_DIR} when it exists, "
+        "unless --history-branch is given].",
     )(func)
 
 
 def history_summaries(history_dir: str | None, history_branch: str | None, last_n: int) -> list[Any] | None:
-    """The trend summaries for the page, ``None`` when no history option was given."""
-    if history_dir is None and history_branch is None:
+    """The trend summaries for the page; ``None`` where there is none (the default folder is missing)."""
+    history_dir, history_branch = history_place(history_dir, history_branch)
+    if history_dir is not None and not Path(history_dir).is_dir():
         return None
     grouped, problems = read_history(history_dir, history_branch)
     for problem in problems:

@@ -12,7 +12,7 @@ from ..errors import UsageError
 from ..history._network import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_IDLE_TIMEOUT_S
 from ..runner import RunOptions, SilentSink, handle_signals, run
 from ..select import parse_shard
-from ._common import env_option, paths_argument
+from ._common import DEFAULT_HISTORY_DIR, env_option, history_place, paths_argument
 from ._output import emit_report
 from ._progress import TerminalProgress
 
@@ -37,6 +37,9 @@ def _path(value: object) -> Path | None:
 def run_options(params: Mapping[str, Any]) -> RunOptions:
     """Build :class:`RunOptions` from the click parameters of ``eval``."""
     paths = tuple(Path(p) for p in params["paths"]) or (Path("evals"),)
+    history_dir, history_branch = history_place(
+        params["history_dir"], params["history_branch"], recording=not params["dry_run"]
+    )
     return RunOptions(
         paths=paths,
         agents=tuple(params["agent"]),
@@ -48,8 +51,8 @@ def run_options(params: Mapping[str, Any]) -> RunOptions:
         force=params["force"],
         changed=params["changed"],
         base=params["base"],
-        history_dir=_path(params["history_dir"]),
-        history_branch=params["history_branch"],
+        history_dir=_path(history_dir),
+        history_branch=history_branch,
         push=params["push"],
         github_token=params["github_token"],
         git_connect_timeout_s=params["git_connect_timeout"],
@@ -111,7 +114,10 @@ def run_parameters(command: F) -> F:
             "--base", default="origin/main", show_default=True, help="Git ref --changed compares against."
         ),
         env_option(
-            "--history-dir", type=click.Path(file_okay=False), help="Keep history as DIR/<id>.jsonl files."
+            "--history-dir",
+            type=click.Path(file_okay=False),
+            help=f"Keep history as DIR/<id>.jsonl files [default: {DEFAULT_HISTORY_DIR} outside CI, "
+            "unless --history-branch is given].",
         ),
         env_option(
             "--history-branch",

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import click
 
-from ..errors import UsageError
 from ..history import HistoryLine, open_store
 from ..report.flaky import WINDOW
 from ..report.history_view import history_json, render_history
-from ._common import env_option
+from ._common import DEFAULT_HISTORY_DIR, env_option, history_place
 
 __all__ = ["history_command", "read_history"]
 
@@ -44,7 +43,12 @@ def read_history(
 
 
 @click.command("history")
-@env_option("--history-dir", type=click.Path(file_okay=False), help="Read history from DIR/<id>.jsonl files.")
+@env_option(
+    "--history-dir",
+    type=click.Path(file_okay=False),
+    help=f"Read history from DIR/<id>.jsonl files [default: {DEFAULT_HISTORY_DIR} unless --history-branch "
+    "is given].",
+)
 @env_option("--history-branch", metavar="NAME", help="Read history from this git branch (local or origin's).")
 @env_option(
     "--filter", metavar="GLOB", multiple=True, help="Only evals whose id matches this glob (repeatable)."
@@ -75,8 +79,14 @@ def history_command(
     (``insufficient-data`` below three runs), with the pooled trials passed and their 95% interval.
     """
     window = last_n if last_n is not None else (WINDOW if flaky else 10)
-    if history_dir is None and history_branch is None:
-        raise UsageError("give --history-dir DIR or --history-branch NAME (for example trialbook-results)")
+    history_dir, history_branch = history_place(history_dir, history_branch)
+    if history_dir is not None and not Path(history_dir).is_dir():
+        click.echo(
+            f"no history in {history_dir} yet: `trialbook eval` keeps it there; give --history-branch "
+            "NAME (for example trialbook-results) to read CI's history",
+            err=True,
+        )
+        return
     grouped, problems = read_history(history_dir, history_branch, filter)
     for problem in problems:
         click.echo(f"warning: {problem}", err=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..runner import RunOptions, run
-from ._common import env_option, paths_argument
+from ._common import DEFAULT_HISTORY_DIR, env_option, history_place, paths_argument
 from ._json import echo_json, plan_json
 from ._output import render_plan
 from .eval_cmd import _shard
@@ -24,7 +24,10 @@ __all__ = ["list_command"]
 @env_option("--shard", metavar="I/N", help="Only shard I of N.")
 @env_option("--force", is_flag=True, help="Show cached evals as runnable.")
 @env_option(
-    "--history-dir", type=click.Path(file_okay=False), help="Read history (for `cached`) from DIR/<id>.jsonl."
+    "--history-dir",
+    type=click.Path(file_okay=False),
+    help=f"Read history (for `cached`) from DIR/<id>.jsonl [default: {DEFAULT_HISTORY_DIR} unless "
+    "--history-branch is given].",
 )
 @env_option("--history-branch", metavar="NAME", help="Read history (for `cached`) from this git branch.")
 @env_option("--last-failed", is_flag=True, help="Only the pairs that failed or errored in the latest run.")
@@ -48,8 +51,9 @@ def list_command(
 ) -> None:
     """List evals and agents, and whether each would run, with the reason.
 
-    Give --history-dir or --history-branch to see which pairs are cached.
+    Which pairs are cached comes from the same history `trialbook eval` keeps (see --history-dir).
     """
+    history_dir, history_branch = history_place(history_dir, history_branch)
     options = RunOptions(
         paths=tuple(Path(p) for p in paths) or (Path("evals"),),
         agents=agent,

@@ -294,7 +294,8 @@ def _plan(
         trials=options.trials,
         adaptive=options.adaptive,
         last_run=store.latest if store is not None else None,
-        force=options.force,
+        # Asking for the failed pairs again is asking for them to run: history must not answer instead.
+        force=options.force or options.last_failed,
         changed=changed,
         unchanged=unchanged,
     )
