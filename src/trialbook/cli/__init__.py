@@ -62,6 +62,10 @@ _COMMANDS = {
         ".skills_cmd:skills_command",
         "Check the repository's skills and instruction files without running an agent.",
     ),
+    "model": LazyCommand(
+        ".model_cmd:model_command",
+        "A scripted model on 127.0.0.1 for trying agent evals offline (see docs/tutorial.md).",
+    ),
     "clean": LazyCommand(
         ".clean_cmd:clean_command",
         "Remove sandboxes and temp files left by trialbook runs whose process is gone (killed, crashed).",

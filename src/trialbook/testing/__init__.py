@@ -23,16 +23,19 @@ Nothing here talks to anything but the loopback interface. See docs/testing.md.
 
 from ._chat import ChatServer, Reply, call, position, text
 from ._model import ModelServer, RecordedRequest
+from ._replies import ModelScript, load_replies
 from ._wire import Turn, hang, say, shell, use_tool
 
 __all__ = [
     "ChatServer",
+    "ModelScript",
     "ModelServer",
     "RecordedRequest",
     "Reply",
     "Turn",
     "call",
     "hang",
+    "load_replies",
     "position",
     "say",
     "shell",

@@ -178,6 +178,7 @@ class ModelServer:
             instead (a model that follows an instruction file only when the file reached it).
         api_key: the key the settings hand out (random by default, so a leak is easy to find); the
             server itself checks no key.
+        port: the loopback port to listen on; ``0`` (the default) picks a free one.
     """
 
     def __init__(
@@ -188,16 +189,18 @@ class ModelServer:
         fail_times: int | None = None,
         when: Mapping[str, Sequence[Turn]] | None = None,
         api_key: str | None = None,
+        port: int = 0,
     ) -> None:
         branches = tuple((marker, tuple(replies)) for marker, replies in (when or {}).items())
         self._state = _State(tuple(script), fail_status, branches, fail_times)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self.api_key = api_key or "sk-loopback-" + secrets.token_hex(24)
+        self._port = port
 
     def start(self) -> ModelServer:
         """Bind and start serving; returns ``self`` so ``ModelServer(...).start()`` reads naturally."""
-        server = _Server(("127.0.0.1", 0), _Handler)
+        server = _Server(("127.0.0.1", self._port), _Handler)
         server.state = self._state
         self._server = server
         self._thread = threading.Thread(target=server.serve_forever, name="loopback-model", daemon=True)
