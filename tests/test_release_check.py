@@ -18,10 +18,10 @@ def _copy(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _check(root: Path) -> subprocess.CompletedProcess[str]:
+def _check(root: Path, *tag: str) -> subprocess.CompletedProcess[str]:
     script = ROOT / "scripts/check_release.py"
     return subprocess.run(
-        [sys.executable, str(script), str(root)], capture_output=True, text=True, check=False
+        [sys.executable, str(script), *tag, str(root)], capture_output=True, text=True, check=False
     )
 
 
@@ -41,3 +41,16 @@ def test_a_docs_pin_of_another_version_and_a_changelog_without_its_section_are_f
     lines = done.stdout.splitlines()
     assert "CHANGELOG.md: the first section is 0.1.0; expected Unreleased or 0.2.0" in lines
     assert any(line.startswith("docs/github-action.md:") and "pins v0.1.0" in line for line in lines)
+
+
+def test_a_release_tag_must_name_the_version_and_have_its_changelog_section(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    unreleased = _check(root, "--tag", "v0.1.0")
+    assert unreleased.returncode == 1
+    assert "CHANGELOG.md: no ## 0.1.0 section for the release" in unreleased.stdout
+    changelog = root / "CHANGELOG.md"
+    changelog.write_text(changelog.read_text().replace("## Unreleased", "## 0.1.0 (2026-12-05)", 1))
+    assert _check(root, "--tag", "v0.1.0").returncode == 0
+    other = _check(root, "--tag", "v0.1.1")
+    assert other.returncode == 1
+    assert "the tag v0.1.1 does not name the version 0.1.0 (expected v0.1.0)" in other.stdout
