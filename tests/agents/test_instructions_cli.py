@@ -144,3 +144,48 @@ def test_a_slash_prompt_runs_a_claude_code_skill_and_loaded_says_so(
     checks = json.loads((folder / "result.json").read_text())["assertions"]
     assert [(check["kind"], check["passed"]) for check in checks] == [("loaded", True), ("skill_used", False)]
     assert "no tool call invoked deploy-notes" in checks[1]["actual"]
+
+
+def test_loaded_is_decided_by_the_placed_file_not_by_the_same_words_in_another(
+    invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The template holds CLAUDE.md and AGENTS.md with the same words; the eval places AGENTS.md (and,
+    # in a second eval, CLAUDE.md) with those words. Claude Code sends CLAUDE.md's copy, headed by its
+    # path: only the placed CLAUDE.md counts as loaded, never AGENTS.md through its twin's text.
+    claude = ensure_cli("@anthropic-ai/claude-code")
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    words = "House rule marker-twin-61d0: answer in one word.\n"
+    for name in ("AGENTS.md", "CLAUDE.md"):
+        (tmp_path / "template").mkdir(exist_ok=True)
+        (tmp_path / "template" / name).write_text(words)
+        (tmp_path / "repo").mkdir(exist_ok=True)
+        (tmp_path / "repo" / name).write_text(words)
+    with ModelServer([say("Hello.")]) as server:
+        for placed in ("AGENTS.md", "CLAUDE.md"):
+            stem = placed.split(".")[0].lower()
+            (tmp_path / "evals").mkdir(exist_ok=True)
+            (tmp_path / "evals" / f"{stem}.eval.yaml").write_text(
+                "prompt_text: Say hello.\n"
+                "secrets: [FAKE_ANTHROPIC_KEY]\n"
+                "negative_control: false\n"
+                "sandbox: {template: ../template}\n"
+                f"instructions: [../repo/{placed}]\n"
+                "agents:\n"
+                f"  - {{name: claude-code, binary: {claude}, model: sonnet, audit_requests: true,\n"
+                "     env: {ANTHROPIC_API_KEY: '{{ secrets.FAKE_ANTHROPIC_KEY }}', "
+                f"ANTHROPIC_BASE_URL: {server.url}}}}}\n"
+                f"assert: [loaded: {placed}]\n"
+                "timeout: 3m\n"
+            )
+        result = invoke("eval", "evals", env={"FAKE_ANTHROPIC_KEY": ANTHROPIC_KEY})
+        requests = server.model_requests()
+    assert requests and all("marker-twin-61d0" in json.dumps(r.body) for r in requests)
+    suite = load_suite(tmp_path / ".trialbook/runs/latest/suite.json")
+    assert {test.id: test.outcome for test in suite.tests} == {
+        "agents::claude-code": "failed",
+        "claude::claude-code": "passed",
+    }, result.output
+    runs = tmp_path / ".trialbook/runs/latest/evals"
+    assert loaded_rows(runs / "agents/claude-code/trial-1/result.json") == {"AGENTS.md": False}
+    assert loaded_rows(runs / "claude/claude-code/trial-1/result.json") == {"CLAUDE.md": True}

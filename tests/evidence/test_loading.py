@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from hypothesis import given
@@ -133,3 +134,33 @@ def test_rows_round_trip_through_the_strict_codec() -> None:
     }
     assert data["instructions_loaded"][1]["loaded"] is False
     assert load_result(data) == result
+
+
+def test_a_text_two_files_share_counts_only_under_its_own_name() -> None:
+    shared = dataclasses.replace(AGENTS, named="AGENTS.md", shared_with=("CLAUDE.md",))
+    under_claude = "Contents of /sandbox/CLAUDE.md (project instructions):\n\n" + RULE
+    under_agents = "# AGENTS.md instructions for /sandbox\n\n<INSTRUCTIONS>\n" + RULE + "\n</INSTRUCTIONS>"
+    assert loaded_from_requests([shared], [under_claude])[0].loaded is False
+    assert loaded_from_requests([shared], [under_claude, under_agents])[0].loaded is True
+    assert loaded_from_requests([shared], [under_agents, under_claude])[0].loaded is True
+    # No name beside the text: either file may have been sent, so nobody knows.
+    assert loaded_from_requests([shared], ["<instructions>" + RULE + "</instructions>"])[0].loaded is None
+    # A name too far before the text is no heading of it.
+    far = "AGENTS.md " + "x" * 500 + RULE
+    assert loaded_from_requests([shared], [far])[0].loaded is None
+    # The plain input (no other file shares its text) is decided by its text alone, as before.
+    assert loaded_from_requests([AGENTS], [under_claude])[0].loaded is True
+
+
+@given(st.lists(st.sampled_from(["CLAUDE.md", "AGENTS.md", "", "intro", RULE, "\n"]), max_size=8))
+def test_a_shared_text_is_never_loaded_without_its_own_name_before_it(parts: list[str]) -> None:
+    shared = dataclasses.replace(AGENTS, named="AGENTS.md", shared_with=("CLAUDE.md",))
+    text = " ".join(parts)
+    decided = loaded_from_requests([shared], [text])[0].loaded
+    normalized = " ".join(text.split())
+    rule = " ".join(RULE.split())
+    starts = [i for i in range(len(normalized)) if normalized.startswith(rule, i)]
+    if decided is True:
+        assert any("AGENTS.md" in normalized[max(0, i - 400) : i] for i in starts)
+    if not starts:
+        assert decided is False

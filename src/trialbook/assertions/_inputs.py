@@ -12,6 +12,10 @@ from ._trial import FinishedTrial
 
 __all__ = ["NO_AUDIT", "Loaded", "SkillUsed", "find_row", "loaded", "skill_used", "uses_skill"]
 
+SHARED_TEXT = (
+    "requests were audited, but its text went out only without a file name while another instruction "
+    "file in the sandbox holds the same text, so which file the agent loaded is unknown; make them differ"
+)
 NO_AUDIT = (
     "no request audit ran, so whether it reached the model is unknown; set audit_requests: true on the "
     "agent (see docs/agents.md, Instruction files and skills)"
@@ -51,12 +55,17 @@ class Loaded:
         if row is None:
             declared = _declared(trial.result)
             actual = f"{self.name} is not a declared instruction file or skill (declared: {declared})"
+        elif row.loaded is None and trial.result.request_audit:
+            actual = f"{row.path}: {SHARED_TEXT}"
         elif row.loaded is None:
             actual = f"{row.path}: {NO_AUDIT}"
         elif row.loaded:
             actual = f"{row.path} was in the context of a request sent to the model"
         else:
-            actual = f"{row.path} was placed in the sandbox, but no request sent to the model held its text"
+            actual = (
+                f"{row.path} was placed in the sandbox, but no request sent to the model held its text "
+                "as its own"
+            )
         return AssertionRecord(
             kind=self.kind,
             label=self.label,

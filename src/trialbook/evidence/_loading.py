@@ -72,6 +72,12 @@ class DeclaredInput(FrozenRecord):
     kind: InputKind
     sha256: str
     needles: tuple[str, ...]
+    named: str | None = None
+    """Set when another instruction file in the sandbox has the same text: the text then shows this file
+    only where the request names it (this file name, within :data:`NAME_WINDOW` characters before the
+    text, as agents head an instruction file with its path). Text under one of ``shared_with`` (the
+    other files' names) is theirs; text under no name at all decides nothing (``loaded: null``)."""
+    shared_with: tuple[str, ...] = ()
 
     @classmethod
     def instruction_file(cls, path: str, sha256: str, text: str) -> DeclaredInput:
@@ -94,14 +100,33 @@ class LoadTracker:
         self.declared = tuple(declared)
         self.requests = 0
         self._found: set[int] = set()
+        self._unnamed: set[int] = set()
+        """Inputs whose text was sent, but not under their own name (see ``DeclaredInput.named``)."""
 
     def see(self, context: str) -> None:
         """Record one request (its context text, as :func:`request_context` gives it)."""
         self.requests += 1
         text = normalize_text(context)
         for index, item in enumerate(self.declared):
-            if index not in self._found and any(needle in text for needle in item.needles):
-                self._found.add(index)
+            if index in self._found:
+                continue
+            if item.named is None:
+                if any(needle in text for needle in item.needles):
+                    self._found.add(index)
+                continue
+            for needle in item.needles:
+                for at in _occurrences(text, needle):
+                    before = text[max(0, at - NAME_WINDOW) : at]
+                    if item.named in before:
+                        self._found.add(index)
+                        break
+                    if not any(other in before for other in item.shared_with):
+                        self._unnamed.add(index)
+
+    def _decision(self, index: int) -> bool | None:
+        if index in self._found:
+            return True
+        return None if index in self._unnamed else False
 
     def result(self, *, audited: bool) -> tuple[InstructionLoad, ...]:
         """Each input's decision; all ``None`` unless ``audited`` (an audit ran and saw every request).
@@ -114,11 +139,24 @@ class LoadTracker:
                 item.path,
                 item.kind,
                 item.sha256,
-                # A file without words cannot be told apart in a request: sent or not is unknown.
-                (index in self._found) if known and item.needles else None,
+                # A file without words cannot be told apart in a request: sent or not is unknown; so is
+                # one whose text went out only without its name, while another file holds that text.
+                self._decision(index) if known and item.needles else None,
             )
             for index, item in enumerate(self.declared)
         )
+
+
+NAME_WINDOW = 400
+"""How far before an instruction file's text its name may stand (Claude Code heads it ``Contents of
+<path> (project instructions ...):``, Codex ``# AGENTS.md instructions for <folder>``)."""
+
+
+def _occurrences(text: str, needle: str) -> Iterable[int]:
+    at = text.find(needle)
+    while at != -1:
+        yield at
+        at = text.find(needle, at + 1)
 
 
 def loaded_from_requests(

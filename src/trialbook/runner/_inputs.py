@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..agents import Agent
 from ..evidence import AgentResult, DeclaredInput, InstructionLoad
+from ..skills import find_instruction_files
 from ..spec import InstructionFile, SkillFolder
 
 __all__ = [
@@ -88,7 +89,32 @@ def place_inputs(
         target.write_text(item.text, encoding="utf-8")
         declared.append(DeclaredInput.instruction_file(item.path, item.sha256, item.text))
     declared += skill_rows
-    return tuple(declared)
+    return tuple(_named_where_shared(workdir, declared))
+
+
+def _named_where_shared(workdir: Path, declared: list[DeclaredInput]) -> list[DeclaredInput]:
+    """Mark each placed instruction file whose text another instruction file of the sandbox also holds.
+
+    ``AGENTS.md`` placed beside a template's ``CLAUDE.md`` of the same words: Claude Code sends the words
+    from ``CLAUDE.md``, and the text alone would count ``AGENTS.md`` as loaded. Such a file is decided by
+    the file name the request gives beside the text instead (see ``DeclaredInput.named``).
+    """
+    files, _ = find_instruction_files(workdir)
+    bodies: dict[str, list[str]] = {}
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        body = DeclaredInput.instruction_file("", "", text).needles
+        if body:
+            bodies.setdefault(body[0], []).append(path.relative_to(workdir).as_posix())
+    marked = []
+    for item in declared:
+        others = [] if item.kind != "instructions" or not item.needles else bodies.get(item.needles[0], [])
+        names = tuple(sorted({Path(other).name for other in others if other != item.path}))
+        marked.append(replace(item, named=Path(item.path).name, shared_with=names) if names else item)
+    return marked
 
 
 def placed_sources(
