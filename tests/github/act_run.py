@@ -26,7 +26,7 @@ ACT = Path(sys.executable).parent / "act"
 PROJECT_PARTS = (
     "action.yml", "pyproject.toml", "README.md", "requirements", "scripts", "src", ".github", "examples",
 )  # fmt: skip
-_USES = re.compile(r"uses:\s*(actions/([\w-]+)@[0-9a-f]{40})")
+_USES = re.compile(r"uses:\s*(actions/([\w-]+)(?:/[\w/-]+)?@[0-9a-f]{40})")
 _OUTPUT = re.compile(r"::set-output:: ([\w-]+)=(.*)$")
 
 
@@ -38,8 +38,10 @@ def standin_mappings() -> list[str]:
             if name == "checkout":
                 continue  # act copies the workspace itself unless --no-skip-checkout
             folder = STANDINS / name
+            # One mapping per repository and commit: actions/cache/restore@<sha> is actions/cache@<sha>.
+            repository = f"actions/{name}@{pinned.rsplit('@', 1)[1]}"
             if folder.is_dir():
-                found[pinned] = f"{pinned}={folder}"
+                found[repository] = f"{repository}={folder}"
     return sorted(found.values())
 
 
@@ -112,11 +114,14 @@ def run_act(
     workflow: str = ".github/workflows/evals.yml",
     extra: tuple[str, ...] = (),
     home: Path | None = None,
+    cache: Path | None = None,
 ) -> ActRun:
     """Run ``job`` of ``workflow`` (and the jobs it needs) for ``event`` with the given payload.
 
     ``home`` gives act (and so every step, which runs on this machine) another HOME: a test whose agent
-    attacks the runner's home folder attacks that one, never the machine's own.
+    attacks the runner's home folder attacks that one, never the machine's own. ``cache`` is the folder
+    the ``actions/cache`` stand-ins keep their entries in (one per test by default): two runs given the
+    same folder are a cold and a warm job.
     """
     event_file, secret_file = tmp / "event.json", tmp / "act.secrets"
     event_file.write_text(json.dumps(payload))
@@ -130,6 +135,7 @@ def run_act(
         "--action-cache-path", str(tmp / "act-cache"), "--artifact-server-addr", "127.0.0.1",
         "--secret-file", str(secret_file), "--env-file", os.devnull, "--var-file", os.devnull,
         "--env", f"ACT_ARTIFACT_DIR={artifacts}", "--env", f"ACT_PYTHON={sys.executable}",
+        "--env", f"ACT_CACHE_DIR={cache or tmp / 'actions-cache'}",
     ]  # fmt: skip
     for mapping in standin_mappings():
         argv += ["--local-repository", mapping]

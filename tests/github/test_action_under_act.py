@@ -120,6 +120,19 @@ def _act(
     )
 
 
+_INSTALLED = re.compile(
+    r"^\[[^/\]]+/([\w-]+) *\]\s+\|\s+(?:\x1b\[0m)?trialbook installed in [\d.]+ s \(([^)]+)\)", re.M
+)
+
+
+def _installs(log: str) -> dict[str, list[str]]:
+    """How the run's jobs installed trialbook ("run" for the agent jobs), from the install step's own line."""
+    found: dict[str, list[str]] = {}
+    for job, how in _INSTALLED.findall(log):
+        found.setdefault("publish" if job == "publish" else "run", []).append(how)
+    return found
+
+
 def _no_token_under(folder: Path, token: str) -> None:
     for path in folder.rglob("*"):
         if path.is_file():
@@ -347,6 +360,10 @@ def test_a_cached_failure_fails_the_pr_job_a_foreign_comment_stays_and_the_night
     assert (outputs["passed"], outputs["failed"], outputs["cached"]) == ("4", "1", "2"), nightly.log[-6000:]
     assert [line["extra"]["ref"] for line in _history(origin, "scan")] == [scan["extra"]["ref"]]
     assert len(_history(origin, "broken")) == 1
+    # The PR run's agent job saved the venv it installed; the nightly's agent job restores it, and the
+    # publish jobs of both install fresh, never from a cache an agent's job could have written.
+    assert _installs(pr.log) == {"run": ["fresh"], "publish": ["fresh"]}, pr.log[-6000:]
+    assert _installs(nightly.log) == {"run": ["from the cached venv"], "publish": ["fresh"]}
     for eval_id in ("deploy", "quick-init", "config-check"):
         (line,) = _history(origin, eval_id)
         assert line["extra"]["ref"] == "refs/heads/main"
