@@ -49,3 +49,11 @@ def test_only_the_fetch_and_publish_steps_hold_the_token() -> None:
         assert holds is may_hold, f"step {step_id}: holds the token = {holds}"
     assert "--stage run" in steps["run"]["run"]
     assert "--stage fetch" in steps["fetch"]["run"]
+
+
+def test_no_input_shares_a_name_with_a_job_keyword() -> None:
+    # `with: {concurrency: 2}` beside a job's own `concurrency:` reads as the job's setting to people.
+    keywords = {"concurrency", "env", "permissions", "timeout-minutes", "continue-on-error", "environment"}
+    inputs = set(yaml.safe_load((ROOT / "action.yml").read_text())["inputs"])
+    assert not inputs & keywords
+    assert "max-concurrency" in inputs

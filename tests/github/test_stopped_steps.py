@@ -168,4 +168,5 @@ def test_a_fetch_step_that_stops_says_why_in_the_summary(tmp_path: Path, github:
     fetched = _invoke({**environ, "TRIALBOOK_GITHUB_TOKEN": TOKEN}, "ci", "--stage", "fetch")
     assert fetched.exit_code == 2, fetched.output
     assert "::error::" in fetched.output and "needs a git repository" in fetched.output
+    assert "`actions/checkout` with `fetch-depth: 0` before trialbook" in fetched.output
     assert "The step stopped:" in _summary(tmp_path) and "needs a git repository" in _summary(tmp_path)

@@ -341,6 +341,13 @@ def publish(
                 action_outputs(passed=0, failed=0, cached=0, cost_usd=0.0, summary=markdown),
             )
         return outcome
+    missing = _missing_token(environ, state, token)
+    if missing is not None:
+        # Not a passing run's transient publishing problem but a setting: every run would lose its
+        # history and comment the same way, so it fails the job instead of warning.
+        emit_annotation("error", missing)
+        outcome.exit_code = ExitCode.BAD_INPUT
+        state = replace(state, push=False, history_lines=(), comment=False)
     outcome.history_warning = _record_history(state, inputs, env)
     review = state.review
     listings = {"cached": review.cached, "skipped": review.skipped, "unstarted": review.unstarted}
@@ -404,6 +411,27 @@ def publish(
         if outcome.comment_failure is not None:
             emit_annotation("warning", f"The PR comment was not posted: {outcome.comment_failure}")
     return outcome
+
+
+def _missing_token(environ: Mapping[str, str], state: CiState, token: str | None) -> str | None:
+    """Why publishing in GitHub Actions cannot work without a token, when it needs one and has none."""
+    if token or environ.get("GITHUB_ACTIONS") != "true":
+        return None
+    needs = [
+        what
+        for what, wanted in (
+            ("push history", state.push and bool(state.history_lines)),
+            ("post the PR comment", state.comment),
+        )
+        if wanted
+    ]
+    if not needs:
+        return None
+    return (
+        f"github-token: the input is empty, so trialbook cannot {' or '.join(needs)}. Leave it at its "
+        "default (the workflow's token) or pass a token, and give the publishing job "
+        "`permissions: contents: write` (history) and `pull-requests: write` (the comment)."
+    )
 
 
 def _read_untrusted(folder: Path) -> CiState:

@@ -52,7 +52,10 @@ def open_store(
 
     found = pygit2.discover_repository(str(repo_path))
     if found is None:
-        raise UsageError(f"{repo_path}: --history-branch needs a git repository")
+        raise UsageError(
+            f"{repo_path.absolute()}: --history-branch needs a git repository here; run trialbook in a clone "
+            "of yours (in GitHub Actions: `actions/checkout` with `fetch-depth: 0` before trialbook)"
+        )
     has_origin = not offline and "origin" in pygit2.Repository(found).remotes.names()
     if push and not has_origin:
         raise UsageError("--push needs a remote named 'origin' to push the history branch to")
