@@ -341,14 +341,9 @@ def publish(
                 action_outputs(passed=0, failed=0, cached=0, cost_usd=0.0, summary=markdown),
             )
         return outcome
-    missing = _missing_token(environ, state, token)
-    if missing is not None:
-        # Not a passing run's transient publishing problem but a setting: every run would lose its
-        # history and comment the same way, so it fails the job instead of warning.
-        emit_annotation("error", missing)
-        outcome.exit_code = ExitCode.BAD_INPUT
-        state = replace(state, push=False, history_lines=(), comment=False)
     outcome.history_warning = _record_history(state, inputs, env)
+    if outcome.history_warning is not None:
+        _missing_token(environ, outcome, token, "push history")
     review = state.review
     listings = {"cached": review.cached, "skipped": review.skipped, "unstarted": review.unstarted}
     title = f"{TITLE}: {inputs.comment_header}" if inputs.comment_header else TITLE
@@ -389,6 +384,7 @@ def publish(
             print(mask(f"trialbook publish: no PR comment: {target.reason}."), flush=True)
         elif not token:
             outcome.comment_failure = "no github-token was given"
+            _missing_token(environ, outcome, token, "post the PR comment")
         else:
             marker = sticky_marker(inputs.comment_header)
             body = mask(
@@ -413,25 +409,22 @@ def publish(
     return outcome
 
 
-def _missing_token(environ: Mapping[str, str], state: CiState, token: str | None) -> str | None:
-    """Why publishing in GitHub Actions cannot work without a token, when it needs one and has none."""
+def _missing_token(environ: Mapping[str, str], outcome: CiOutcome, token: str | None, what: str) -> None:
+    """In GitHub Actions, a publishing step that could not ``what`` and had no token fails (exit code 2).
+
+    Not a passing run's passing publishing problem but a setting: every run would lose its history or
+    comment the same way, so the job turns red with the fix instead of green with a warning. (A push can
+    still land without the input, through credentials the checkout kept; then nothing is missing.)
+    """
     if token or environ.get("GITHUB_ACTIONS") != "true":
-        return None
-    needs = [
-        what
-        for what, wanted in (
-            ("push history", state.push and bool(state.history_lines)),
-            ("post the PR comment", state.comment),
-        )
-        if wanted
-    ]
-    if not needs:
-        return None
-    return (
-        f"github-token: the input is empty, so trialbook cannot {' or '.join(needs)}. Leave it at its "
-        "default (the workflow's token) or pass a token, and give the publishing job "
-        "`permissions: contents: write` (history) and `pull-requests: write` (the comment)."
+        return
+    emit_annotation(
+        "error",
+        f"github-token: the input is empty, so trialbook could not {what}. Leave it at its default (the "
+        "workflow's token) or pass a token, and give the publishing job `permissions: contents: write` "
+        "(history) and `pull-requests: write` (the comment).",
     )
+    outcome.exit_code = ExitCode.BAD_INPUT
 
 
 def _read_untrusted(folder: Path) -> CiState:
