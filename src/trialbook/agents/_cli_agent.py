@@ -7,6 +7,7 @@ stderr. Each adapter subclasses ``CliAgent`` and keeps only its own command line
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from ..fsutil import atomic_write_text
 from ..masking import Masker
 from ._cli_run import CliRun, run_cli
 from ._cli_support import Options, find_binary, masker_for, probe_version
+from ._npm_install import VERSION, installed_binary
 from ._protocol import AgentSpec, AgentTask
 
 __all__ = ["CliAgent", "LoggedRun", "failed_result", "stopped_outcome", "uncorrelated"]
@@ -56,6 +58,12 @@ class CliAgent:
         self._audit_requests = options.flag("audit_requests")
         self._args = options.strings("args")
         self._binary_option = options.string("binary")
+        self._version_option = options.string("version")
+        if self._version_option is not None:
+            if self._binary_option is not None:
+                options.fail("version", "give either version (installed from npm) or binary, not both")
+            if not re.fullmatch(VERSION, self._version_option):
+                options.fail("version", "expected an exact release such as 2.1.197, or latest")
         self._env = options.env()
 
     def _read_options(self, options: Options) -> None:
@@ -72,6 +80,9 @@ class CliAgent:
         return self._model
 
     def _binary(self) -> tuple[Path | None, str | None]:
+        if self._version_option is not None:
+            binary, _, problem = installed_binary(self.PACKAGE, self._version_option, self.COMMAND)
+            return binary, problem
         return find_binary(self._binary_option, self.COMMAND, self.PACKAGE)
 
     def version(self) -> str | None:

@@ -41,6 +41,10 @@ class Options:
         if unknown:
             self._fail(unknown[0], f"unknown option; {spec.name} accepts {', '.join(sorted(known))}")
 
+    def fail(self, key: str, problem: str) -> None:
+        """Refuse ``key`` with ``problem`` (a ``ConfigError`` naming the eval file and the agent)."""
+        self._fail(key, problem)
+
     def _fail(self, key: str, problem: str) -> None:
         raise ConfigError(f"{self._spec.source}: agent {self._spec.name!r}: {key}: {problem}")
 

@@ -36,7 +36,7 @@ __all__ = ["NAME", "ClaudeCodeAgent", "create"]
 NAME = "claude-code"
 PACKAGE = "@anthropic-ai/claude-code"
 PASSTHROUGH = CLAUDE_PASSTHROUGH
-OPTIONS = ("model", "max_turns", "args", "binary", "env", "audit_requests")
+OPTIONS = ("model", "max_turns", "args", "binary", "version", "env", "audit_requests")
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 """Where the CLI sends its requests when ``ANTHROPIC_BASE_URL`` is not set: the audit proxy's upstream."""
 MAX_RETRIES = "2"

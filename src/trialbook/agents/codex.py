@@ -27,7 +27,7 @@ __all__ = ["NAME", "CodexAgent", "create"]
 NAME = "codex"
 PACKAGE = "@openai/codex"
 PASSTHROUGH = CODEX_PASSTHROUGH
-OPTIONS = ("model", "base_url", "args", "binary", "env", "audit_requests")
+OPTIONS = ("model", "base_url", "args", "binary", "version", "env", "audit_requests")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """Where Codex sends its requests without a ``base_url``: the audit proxy's upstream."""
 FIXED_CONFIG = ("allow_login_shell=false", "analytics.enabled=false", "check_for_update_on_startup=false")

@@ -15,6 +15,7 @@ from ..runner import RunOptions, RunReport
 from ..runner._arms import comparisons
 from ..runner._review import entry_remarks, review_of, table_rows
 from ..runner._triggers import trigger_groups
+from ..runner._versions import drift_headlines, version_drift
 
 __all__ = ["emit_report", "render_plan", "write_report_files"]
 
@@ -65,6 +66,12 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
     if compared:
         lines = [f"{pair.eval_id} [{pair.agent}]  {pair.comparison.text()}" for pair in compared]
         click.echo("\nwith and without:\n" + mask("\n".join(f"  {line}" for line in lines)))
+    drifts = version_drift(report.plan, report.results)
+    if drifts:
+        lines = [f"{drift.eval_id} [{drift.agent}]  {drift.text()}" for drift in drifts]
+        click.echo("\nagent versions:\n" + mask("\n".join(f"  {line}" for line in lines)))
+        for headline in drift_headlines(drifts):
+            click.echo(mask(f"  {headline}"))
     groups = trigger_groups(report.plan, report.results, report.base_lines)
     if groups:
         lines = [f"{group.eval_id} [{group.agent}] skill {group.skill}  {group.text()}" for group in groups]

@@ -23,6 +23,7 @@ from ._options import RunOptions
 from ._plan import PlanEntry
 from ._suite import iso_utc
 from ._triggers import trigger_groups
+from ._versions import version_drift
 
 __all__ = ["MANIFEST", "MANIFEST_VERSION", "build_manifest", "failed_pairs", "pair_json", "read_manifest"]
 
@@ -110,6 +111,7 @@ def build_manifest(
         "selection": _selection(options),
         "pairs": [pair_json(entry, by_key.get(entry.key)) for entry in plan],
         "comparisons": [found.to_json() for found in comparisons(plan, results)],
+        "versions": [drift.to_json() for drift in version_drift(plan, results)],
         "triggers": [group.to_json() for group in trigger_groups(plan, results, base_lines)],
         "history_lines": list(history_lines),
     }

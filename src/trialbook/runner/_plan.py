@@ -130,14 +130,25 @@ class AgentPool:
                 await agent.aclose()
 
 
+def _base_label(agent: AgentSpec) -> str:
+    """``name``, or ``name-<version>`` for an agent pinned with ``version:`` (``claude-code-latest``).
+
+    The version written, not the one it resolves to: ``latest`` keeps one history while the release
+    behind it moves, and each history line carries the exact agent version.
+    """
+    version = agent.options.get("version")
+    return f"{agent.name}-{version}" if isinstance(version, str) and version else agent.name
+
+
 def agent_label(spec: EvalSpec, index: int) -> str:
     """The folder and history name of the ``index``-th agent of an eval.
 
-    The bare name, unless the eval lists the same agent twice (two models, say); then ``name-2`` etc.
+    The bare name (with its ``version:`` when one is given), unless the eval lists the same agent twice
+    that way (two models, say); then ``name-2`` etc.
     """
-    name = spec.agents[index].name
-    same = [i for i, agent in enumerate(spec.agents) if agent.name == name]
-    return name if same[0] == index else f"{name}-{same.index(index) + 1}"
+    base = _base_label(spec.agents[index])
+    same = [i for i, agent in enumerate(spec.agents) if _base_label(agent) == base]
+    return base if same[0] == index else f"{base}-{same.index(index) + 1}"
 
 
 def _select_agents(
