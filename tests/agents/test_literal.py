@@ -101,8 +101,10 @@ async def test_the_first_failing_step_stops_the_guide(sandbox: Sandbox, tmp_path
         "```bash\ntouch three\n```\n"
     )
     result = await run_literal(sandbox, prompt, tmp_path / "out")
-    assert result.success  # the session ran; the failure is in the step
+    # The shell ran to its end (completed), but the guide did not work: unsuccessful, with the step.
+    assert not result.success
     assert result.stop_reason == "completed"
+    assert result.error == "step 2 of 3 (line 5) failed with exit code 1; 1 later step not run"
     assert (sandbox.workdir / "one").exists()
     assert not (sandbox.workdir / "after.txt").exists()
     assert not (sandbox.workdir / "three").exists()

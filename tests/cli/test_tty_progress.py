@@ -85,3 +85,43 @@ def test_a_tty_shows_colour_and_an_eta_that_a_pipe_never_gets(tmp_path: Path) ->
     for stream in (piped.stdout, piped.stderr):
         assert b"\x1b" not in stream and b"\r" not in stream
     assert piped.stdout.count(b"start slow [literal] trial") == 5
+
+
+THREE_FAILURES = """
+prompt_text: |
+  ```bash
+  printf 'port = 3000\\n' > app.toml
+  ```
+agents: [literal]
+negative_control: false
+assert:
+  - file_contains: {path: app.toml, pattern: "host = localhost"}
+  - file_contains: {path: app.toml, pattern: "/^workers = [0-9]+$/"}
+  - file_exists: README.md
+"""
+
+
+def test_a_terminal_shows_every_failed_check_of_a_trial_with_its_pattern(tmp_path: Path) -> None:
+    ensure("tmux")
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals/three.eval.yaml").write_text(textwrap.dedent(THREE_FAILURES).lstrip())
+    socket = f"trialbook-test-{uuid.uuid4().hex[:8]}"
+    command = f"cd {tmp_path} && CI=true TERM=xterm-256color {TRIALBOOK} eval evals; echo RUN-ENDED; sleep 60"
+    _tmux(socket, "new-session", "-d", "-s", "run", "-x", "160", "-y", "50", command)
+    screen = ""
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and "RUN-ENDED" not in screen:
+            screen = _tmux(socket, "capture-pane", "-p", "-t", "run")
+            time.sleep(0.05)
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=30, check=False)
+    assert "RUN-ENDED" in screen, screen
+    lines = screen.splitlines()
+    (at,) = [i for i, line in enumerate(lines) if "three [literal] trial 1: FAIL" in line]
+    shown = "\n".join(lines[at : at + 4])
+    assert 'no match for "host = localhost" in app.toml' in shown, shown
+    assert 'no match for "/^workers = [0-9]+$/" in app.toml' in shown, shown
+    assert "file_exists" in shown and "README.md" in shown, shown
+    assert "more)" not in shown
+    assert all(len(line) <= 160 for line in lines)

@@ -85,8 +85,9 @@ def test_calls_show_exit_codes_killed_and_shim_errors_once_per_trial() -> None:
         "matched:\n  3. gh auth (shim error: gh: not found on PATH)",
     )
     explained = explain_trial(_result(""), [ran, not_ran], calls, Masker())
-    assert explained.headline == 'ran "vendor verify": no call matched'
-    assert explained.more_checks == 1
+    assert explained.headline == "2 checks failed"
+    assert explained.more_checks == 2
+    assert explained.brief[:2] == ('ran "vendor verify": no call matched', 'not_ran "gh": expected no call')
     assert explained.brief[-1] == (
         "calls (3): 1. vendor init (exit 0) · 2. vendor deploy (killed) · "
         "3. gh auth (shim error: gh: not found on PATH)"

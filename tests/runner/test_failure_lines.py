@@ -3,6 +3,7 @@ reach the terminal, the job summary and JUnit, masked and bounded; a ran_in_orde
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from .conftest import Invoke, write
@@ -58,10 +59,12 @@ def test_a_failing_literal_step_shows_the_end_of_its_output_everywhere(
     (line,) = [
         line for line in terminal.splitlines() if line.startswith("[1/1] guide [literal] trial 1: FAIL")
     ]
-    assert 'ran "vendor deploy": no call matched' in line
-    # The terminal shows the failing step under the trial's line, briefly.
+    # Two checks failed: the line says so, and each has a line of its own below it, the guide's first.
+    assert line.endswith("— 2 checks failed")
     after = terminal.splitlines()[terminal.splitlines().index(line) + 1 :]
-    assert after[0].startswith("    Step 1 of 1 (line 2) failed with exit code 1")
+    assert after[0] == "    guide steps: step 1 of 1 (line 2) failed with exit code 1"
+    assert after[1] == '    ran "vendor deploy": no call matched'
+    assert after[2].startswith("    Step 1 of 1 (line 2) failed with exit code 1")
 
 
 def test_a_script_agents_stderr_and_exit_code_are_shown(invoke: Invoke, tmp_path: Path) -> None:
@@ -144,3 +147,64 @@ def test_huge_output_is_bounded_and_masked_before_it_is_cut(invoke: Invoke, tmp_
             assert SECRET[start : start + 6] not in text
     assert len(summary) < 20_000 and len(junit) < 20_000
     assert all(len(line) <= 160 for line in terminal.splitlines() if "noise" in line or "***" in line)
+
+
+GUIDE = """# Set up acme
+
+```bash
+acme init
+```
+
+Build it:
+
+```bash
+acme build
+```
+"""
+
+BROKEN_GUIDE_EVAL = """
+prompt: guide.md
+agents: [literal]
+negative_control: false
+shims:
+  acme: {script: '[ "$1" = build ] && exit 3; touch acme.toml'}
+assert:
+  - ran_in_order: [acme init, acme build]
+  - succeeds: test -f acme.toml
+"""
+
+
+def test_a_guide_whose_last_step_fails_fails_its_trial_and_says_which_step(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    # Every assertion holds (both commands ran, the file exists); the guide's own step still failed.
+    write(tmp_path / "evals/guide.md", GUIDE)
+    terminal, summary, junit = _run(invoke, tmp_path, BROKEN_GUIDE_EVAL)
+    expected = "step 2 of 2 (line 9) failed with exit code 3"
+    (line,) = [line for line in terminal.splitlines() if line.startswith("[1/1] guide [literal] trial 1:")]
+    assert "FAIL" in line and f"guide steps: {expected}" in line, terminal
+    assert expected in summary and expected in junit
+    result = json.loads(
+        next(
+            (tmp_path / ".trialbook/runs/latest").glob("evals/guide/literal/trial-1/result.json")
+        ).read_text()
+    )
+    (check,) = [c for c in result["assertions"] if c["kind"] == "guide_steps"]
+    assert (check["passed"], check["actual"]) == (False, expected)
+    suite = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
+    assert [t["outcome"] for t in suite["tests"]] == ["failed"]
+
+
+def test_a_step_the_guide_marks_may_fail_does_not_fail_the_trial(invoke: Invoke, tmp_path: Path) -> None:
+    write(
+        tmp_path / "evals/guide.md",
+        GUIDE.replace("Build it:\n", "Build it:\n\n<!-- trialbook: may-fail -->\n"),
+    )
+    write(tmp_path / "evals/guide.eval.yaml", BROKEN_GUIDE_EVAL)
+    result = invoke("eval", "evals")
+    assert result.exit_code == 0, result.output
+    assert "guide steps" not in result.output
+    log = next(
+        (tmp_path / ".trialbook/runs/latest").glob("evals/guide/literal/trial-1/literal.log")
+    ).read_text()
+    assert "Failed as the guide allows (may-fail): step 2." in log

@@ -270,6 +270,7 @@ def test_a_run_reports_how_its_sandboxes_were_copied(xfs: Path, tmp_path: Path) 
         results = tmp_path / name / "results"
         done = subprocess.run(
             [str(TRIALBOOK), "eval", str(evals), "--unsafe-local", "--results-dir", str(results)],
+            cwd=tmp_path / name,  # each run its own history: the second eval of the same id is no cache hit
             env={**os.environ, "TMPDIR": str(tmpdir)},
             capture_output=True,
             text=True,

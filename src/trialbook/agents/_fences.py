@@ -1,6 +1,8 @@
 """Find the shell steps a Markdown guide asks its reader to run, in order.
 
-The steps are the fenced ``bash``, ``sh``, ``shell`` and ``console`` blocks.
+The steps are the fenced ``bash``, ``sh``, ``shell`` and ``console`` blocks. A block whose previous
+non-blank line is the comment ``<!-- trialbook: may-fail -->`` may fail: readers of the rendered guide do
+not see the comment, and the literal agent goes on after it (see ``literal``).
 
 Fences follow CommonMark (backticks or tildes, three or more, closed by a fence of the same character at
 least as long), except that any indentation is accepted so the steps of numbered lists are found too.
@@ -11,10 +13,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["SHELL_LANGUAGES", "ShellStep", "console_commands", "shell_steps"]
+__all__ = ["MAY_FAIL", "SHELL_LANGUAGES", "ShellStep", "console_commands", "shell_steps"]
 
 SHELL_LANGUAGES = frozenset({"bash", "sh", "shell", "console"})
 """Info-string languages whose blocks are run; ``console`` blocks run only their ``$ `` lines."""
+
+MAY_FAIL = "<!-- trialbook: may-fail -->"
+"""The marker, on the line before a block's opening fence, of a step the guide expects may fail."""
 
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 
@@ -27,6 +32,7 @@ class ShellStep:
     language: str
     script: str
     line: int
+    may_fail: bool = False
 
 
 def _language(info: str) -> str:
@@ -86,6 +92,7 @@ def shell_steps(markdown: str) -> list[ShellStep]:
             continue
         text = _dedent(body, len(match["indent"]))
         script = console_commands(text) if language == "console" else text
+        before = next((line.strip() for line in reversed(lines[:start]) if line.strip()), "")
         if script.strip():
-            steps.append(ShellStep(index=len(steps) + 1, language=language, script=script, line=start + 1))
+            steps.append(ShellStep(len(steps) + 1, language, script, start + 1, may_fail=before == MAY_FAIL))
     return steps

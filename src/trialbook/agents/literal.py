@@ -44,18 +44,25 @@ OUTPUT_FOLDER = "literal"
 each step's output, up to ``limits.output``) and ``progress``."""
 
 
-def _driver(folder: Path, count: int) -> str:
+def _driver(folder: Path, steps: list[ShellStep]) -> str:
     lines = [f"__tb_steps={shlex.quote(str(folder))}"]
-    for i in range(1, count + 1):
+    for step in steps:
+        i = step.index
+        run = f'source "$__tb_steps/step-{i}.sh" > "$__tb_steps/step-{i}.out" 2>&1'
+        lines += [f'printf "start {i}\\n" >> "$__tb_steps/progress"', "set -e -o pipefail"]
+        if step.may_fail:
+            # Marked may-fail: a failure neither ends the shell nor stops the steps after it. In an ||
+            # list bash suspends errexit for the whole sourced block, so it runs every line and its
+            # status is its last command's.
+            lines += ["__tb_rc=0", f"{run} || __tb_rc=$?"]
+        else:
+            lines += [run, "__tb_rc=$?"]
         lines += [
-            f'printf "start {i}\\n" >> "$__tb_steps/progress"',
-            "set -e -o pipefail",
-            f'source "$__tb_steps/step-{i}.sh" > "$__tb_steps/step-{i}.out" 2>&1',
-            "__tb_rc=$?",
             "set +e +o pipefail",
             f'printf "end {i} %d\\n" "$__tb_rc" >> "$__tb_steps/progress"',
-            '[ "$__tb_rc" -eq 0 ] || exit "$__tb_rc"',
         ]
+        if not step.may_fail:
+            lines.append('[ "$__tb_rc" -eq 0 ] || exit "$__tb_rc"')
     return "\n".join(lines) + "\n"
 
 
@@ -119,7 +126,7 @@ class LiteralAgent(LocalAgent):
                 atomic_write_text(folder / f"step-{step.index}.sh", task.masker.text(step.script))
             try:
                 outcome = await run_process(
-                    [bash_path(), "-c", _driver(scratch, len(steps))],
+                    [bash_path(), "-c", _driver(scratch, steps)],
                     cwd=task.workdir,
                     env=task.env,
                     timeout_s=task.timeout_s,
@@ -185,13 +192,19 @@ class LiteralAgent(LocalAgent):
             current = steps[last_started - 1]
             error = f"timed out after {task.timeout_s:g}s during {_describe(current, len(steps))}"
             success, stop_reason, message = False, "timeout", f"Stopped: {error}."
-        elif last_started < len(steps) or ended.get(last_started) != 0:
+        elif last_started < len(steps) or (ended.get(last_started) != 0 and not steps[-1].may_fail):
             current = steps[last_started - 1]
             code = records[-1].exit_code
             skipped = len(steps) - last_started
             what = "failed with" if code != 0 else "ended the shell with"
             later = f"; {plural(skipped, 'later step')} not run" if skipped else ""
-            message = f"{_describe(current, len(steps)).capitalize()} {what} exit code {code}{later}."
+            # The shell ran to its end, but the guide did not work: the trial fails on it (the runner
+            # adds a failed "guide steps" check).
+            error = f"{_describe(current, len(steps))} {what} exit code {code}{later}"
+            success, message = False, f"{error[0].upper()}{error[1:]}."
+        allowed = [s.index for s in steps[:last_started] if s.may_fail and ended.get(s.index, 0) != 0]
+        if allowed and success:
+            message += f" Failed as the guide allows (may-fail): step {', '.join(map(str, allowed))}."
         transcript.append(f"=== {message} ===\n")
         atomic_write_text(task.output_dir / "literal.log", task.masker.text("\n".join(transcript)))
         return local_result(

@@ -85,7 +85,7 @@ class FileContains(FrozenRecord):
         offset = self.pattern.search_text(text)
         if offset is None:
             lines = len(text.splitlines())
-            actual = f"no match in {self.path} ({lines} lines, {len(text)} characters)"
+            actual = f'no match for "{self.pattern}" in {self.path} ({lines} lines, {len(text)} characters)'
             return AssertionRecord(self.kind, self.label, False, expected, actual)
         line = text.count("\n", 0, offset) + 1
         return AssertionRecord(self.kind, self.label, True, expected, f"found at line {line}")

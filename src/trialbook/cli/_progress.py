@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, TextIO
 
 from ..masking import Masker
-from ..report.terminal import visible
+from ..report.terminal import fit, visible
 from ._status import RunningTrial, StatusCounts, colour_wanted, eta_seconds, status_line
 
 if TYPE_CHECKING:  # the runner is imported by the command that runs, not by importing this module
@@ -47,8 +47,7 @@ _CLEAR_LINE = "\r\x1b[K"
 
 
 def _cut(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: max(width - 1, 0)].rstrip() + "…"
+    return fit(" ".join(text.split()), width)
 
 
 def _not_a_command(line: str) -> str:

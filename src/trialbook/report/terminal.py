@@ -8,9 +8,23 @@ from collections.abc import Sequence
 from .._records import FrozenRecord, frozen_record
 from ..stats import format_rate
 
-__all__ = ["TableRow", "format_cost", "format_usd", "render_table", "visible"]
+__all__ = ["TableRow", "fit", "format_cost", "format_usd", "render_table", "visible"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` on one line of at most ``width`` characters, cut with ``…``; its indentation is kept."""
+    indent = text[: len(text) - len(text.lstrip(" "))]
+    flat = indent + " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    cut = flat[: max(width - 1, 0)]
+    # At a word's end when one is near: a cut word ("ANTHROPIC_API_KE…") reads as a different word.
+    space = cut.rfind(" ", len(indent))
+    if space > len(cut) - 24 and space > len(indent):
+        cut = cut[:space]
+    return cut.rstrip() + "…"
 
 
 def visible(text: str) -> str:

@@ -17,10 +17,10 @@ from ..sandbox._remover import SandboxRemover
 from ..sandbox.supervisor import supervisor
 from ..spec import EvalSpec, render_options, render_prompt
 from ..stats import EarlyVerdict, early_verdict
-from ..verdict import Verdict, eval_verdict
+from ..verdict import EXECUTION_FAILURES, Verdict, eval_verdict
 from ._cancel import Cancellation
 from ._events import ProgressSink, TrialFinished, TrialStarted
-from ._explain import more_checks_text, trial_failures, truncation_text
+from ._explain import trial_failures, truncation_text
 from ._ledger import BudgetLedger
 from ._plan import AgentPool, PlanEntry
 from ._trial import NotStarted, TrialOutcome, TrialRequest, run_trial, settle, trial_cost
@@ -210,11 +210,14 @@ def _requests(
 
 
 def _summary_line(outcome: TrialOutcome) -> str:
-    status = "pass" if outcome.passed else "FAIL"
-    stop = outcome.result.stop_reason or "unfinished"
+    result = outcome.result
+    # The table's word: a trial whose agent could not run is an error, not a failure of the prompt.
+    errored = not result.success and result.stop_reason in EXECUTION_FAILURES
+    status = "pass" if outcome.passed else "ERROR" if errored else "FAIL"
+    stop = result.stop_reason or "unfinished"
     why = outcome.explanation
-    # One line per trial; the evidence that explains it follows in ``TrialFinished.details``.
-    detail = f" — {why.headline}{more_checks_text(why.more_checks)}" if why is not None else ""
+    # One line per trial; the other failed checks and the evidence follow in ``TrialFinished.details``.
+    detail = f" — {why.headline}" if why is not None else ""
     cut = truncation_text(outcome.output_truncated)
     cut = f" — {cut}" if cut else ""
     return f"{status} ({stop}, {outcome.duration_s:.1f}s){detail}{cut}"

@@ -21,6 +21,7 @@ from ..assertions import Call
 from ..assertions._base import exit_text
 from ..evidence import AgentResult, AssertionRecord, ToolCall
 from ..masking import Masker
+from ..report.terminal import fit
 
 __all__ = [
     "Explanation",
@@ -28,7 +29,6 @@ __all__ = [
     "explain_trial",
     "fit",
     "format_calls",
-    "more_checks_text",
     "trial_failures",
     "truncation_text",
 ]
@@ -46,13 +46,6 @@ STDERR_READ = 64 * 1024
 
 _EVIDENCE_SUFFIX = r"[;,:]?\s*(calls seen \(\d+\):|output ends with:|matched:)\s*$"
 """Compiled (and cached by ``re``) on first use: only a failed check is explained."""
-
-
-def fit(text: str, width: int) -> str:
-    """``text`` on one line of at most ``width`` characters, cut with ``…``; its indentation is kept."""
-    indent = text[: len(text) - len(text.lstrip(" "))]
-    flat = indent + " ".join(text.split())
-    return flat if len(flat) <= width else flat[: max(width - 1, 0)].rstrip() + "…"
 
 
 def check_reason(record: AssertionRecord) -> tuple[str, list[str]]:
@@ -193,22 +186,27 @@ def explain_trial(
     the output shown may then follow a gap.
     """
     failed = [record for record in records if not record.passed]
-    if not result.success and result.error:
+    # An agent that ran to its end unsuccessfully (a literal guide step) has its failure as a check.
+    if not result.success and result.error and result.stop_reason != "completed":
         headline = result.error.strip().splitlines()[0] if result.error.strip() else "the agent failed"
         more = len(failed)
     elif result.stop_reason == "timeout":
         headline = f"timed out after {timeout_s:g}s" if timeout_s else "timed out"
         more = len(failed)
+    elif len(failed) == 1:
+        headline, more = check_reason(failed[0])[0], 0
     elif failed:
-        headline = check_reason(failed[0])[0]
-        more = len(failed) - 1
+        # Several: the line says how many, and each has a line of its own below it.
+        headline, more = f"{len(failed)} checks failed", len(failed)
     elif result.capture_errors:
         headline = f"the evidence is incomplete: {result.capture_errors[0]}"
         more = 0
     else:
         headline, more = "failed", 0
     long: list[str] = []
-    brief: list[str] = []
+    # Every failed check has its own line on the terminal, unless the headline is that one check.
+    listed = [] if len(failed) == 1 and headline == check_reason(failed[0])[0] else failed
+    brief: list[str] = [fit(check_reason(record)[0], LINE_CHARS) for record in listed]
     said = (result.final_response or "").strip()
     step = _failing_step(result)
     if said and step is not None:
@@ -239,8 +237,3 @@ def explain_trial(
         evidence=tuple(mask(line) for line in long),
         brief=tuple(mask(line) for line in brief),
     )
-
-
-def more_checks_text(count: int) -> str:
-    """`` (+2 more)`` failed checks, or nothing: short, so the headline keeps the room."""
-    return f" (+{count} more)" if count else ""

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ..report._rows import BaseResult, ListedEval, ReviewRow, cached_note
 from ..report.flaky import Stability, stability
 from ..report.terminal import TableRow
+from ..verdict import EXECUTION_FAILURES
 from ._arms import comparisons
 from ._engine import EntryResult
 from ._history import cached_failures
@@ -142,6 +143,10 @@ def review_of(report: RunReport, base: BaseLookup | None = None) -> Review:
 def entry_remarks(result: EntryResult) -> list[str]:
     """Notes for one eval × agent: today, the declared shims that no trial called."""
     count = len(result.outcomes)
+    if count and all(
+        not o.result.success and o.result.stop_reason in EXECUTION_FAILURES for o in result.outcomes
+    ):
+        return []  # no agent ran, so no shim could be called: the note would explain nothing
     where = "its trial" if count == 1 else f"any of its {count} trials"
     return [
         f"shim {name} was declared but not called in {where}: not needed, or reached without PATH "

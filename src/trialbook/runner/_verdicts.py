@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from .._records import FrozenRecord, frozen_record
 from ..agents import Agent
+from ..agents._fences import MAY_FAIL
 from ..assertions import Call, CheckProgress, evaluate_all
 from ..assertions._base import unfinished
 from ..evidence import AgentResult, AssertionRecord, JsonObject
@@ -133,10 +134,31 @@ def check_trial(
     finished = sandbox.finished(result, capture, log=log)
     calls = tuple(finished.calls)  # the agent's calls: read before the checks run their commands
     state.calls = calls
-    records = evaluate_all(request.assertions, finished, progress)
+    # The guide's own failing step first: it explains what the assertions after it saw.
+    records = (*_guide_steps(result), *evaluate_all(request.assertions, finished, progress))
     passed = trial_passed(result, [record.passed for record in records])
     unused = unused_shims(request.shims, calls)
     return Checked(result, records, calls, passed, unused, agent_calls, changes)
+
+
+def _guide_steps(result: AgentResult) -> tuple[AssertionRecord, ...]:
+    """A failed check for a literal trial whose guide step failed: the guide does not work as written.
+
+    The literal agent ran to its end (``completed``) but reports ``success: false`` with the step, its
+    line and exit code; the trial fails on it like on any assertion (a timeout or a shell that could not
+    start is already an error of its own).
+    """
+    if result.agent_name != "literal" or result.success or result.stop_reason != "completed":
+        return ()
+    return (
+        AssertionRecord(
+            kind="guide_steps",
+            label="guide steps",
+            passed=False,
+            expected=f"every step of the guide exits 0 (or is marked {MAY_FAIL} before its block)",
+            actual=result.error or "a step failed",
+        ),
+    )
 
 
 def overran(request: TrialRequest, result: AgentResult, state: CheckState) -> Checked:
