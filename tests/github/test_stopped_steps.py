@@ -147,11 +147,19 @@ def test_the_event_is_decided_and_the_eval_files_loaded_once(
 def test_an_agent_that_cannot_start_is_in_the_summary_and_an_error(
     tmp_path: Path, workspace: tuple[Path, Path], github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`agents: copilot` on a runner without the Copilot CLI: exit 2, said where people look."""
+    """`agents: copilot` on a runner without the Copilot CLI: its pairs are errors naming the fix (exit 1),
+    or with --strict-agents the run stops before any trial (exit 2); either is said where people look."""
     work, _ = workspace
     (work / "evals/alpha.eval.yaml").write_text("prompt_text: hi\nagents: [copilot]\n")
     monkeypatch.delenv("COPILOT_CLI_PATH", raising=False)
     ran = _invoke(_environ(tmp_path, work, github), "ci", "--stage", "run", "evals")
+    assert ran.exit_code == 1, ran.output
+    published = _invoke(_environ(tmp_path, work, github, TRIALBOOK_GITHUB_TOKEN=TOKEN), "publish")
+    assert published.exit_code == 1, published.output
+    summary = _summary(tmp_path)
+    assert "| alpha | copilot |" in summary and "no Copilot CLI" in summary, summary
+    (tmp_path / "runner/summary.md").unlink()
+    ran = _invoke(_environ(tmp_path, work, github), "ci", "--stage", "run", "--strict-agents", "evals")
     assert ran.exit_code == 2, ran.output
     published = _invoke(_environ(tmp_path, work, github, TRIALBOOK_GITHUB_TOKEN=TOKEN), "publish")
     assert published.exit_code == 2, published.output

@@ -84,6 +84,11 @@ def _stopped(args: Sequence[str], message: str) -> None:
 @env_option("--comment/--no-comment", default=None, help="Post the sticky PR comment (default: on for PRs).")
 @env_option("--github-token", help="Token for pushing history and the PR comment.", show_envvar=True)
 @env_option("--label", default=DEFAULT_LABEL, show_default=True, help="The PR label that asks for a run.")
+@env_option(
+    "--strict-agents",
+    is_flag=True,
+    help="Refuse the run when an agent cannot run here, instead of ending its pairs as errors.",
+)
 def ci_command(
     paths: tuple[str, ...],
     stage: str,
@@ -99,6 +104,7 @@ def ci_command(
     comment: bool | None,
     github_token: str | None,
     label: str,
+    strict_agents: bool,
 ) -> None:
     """Run evals as the GitHub Actions event asks: changed prompts on a labelled PR, moved cache keys nightly.
 
@@ -121,6 +127,7 @@ def ci_command(
         comment=comment,
         github_token=github_token,
         label=label,
+        strict_agents=strict_agents,
     )
     if stage == "fetch":
         try:

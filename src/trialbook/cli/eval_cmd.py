@@ -66,6 +66,7 @@ def run_options(params: Mapping[str, Any]) -> RunOptions:
         shard=_shard(params["shard"]),
         dry_run=params["dry_run"],
         unsafe_local=params["unsafe_local"],
+        strict_agents=params["strict_agents"],
         keep_sandboxes=params["keep_sandboxes"],
     )
 
@@ -81,6 +82,12 @@ def run_parameters(command: F) -> F:
             "agents too). A registered agent the eval does not list runs with default options.",
         ),
         env_option("--trials", type=click.IntRange(min=1), help="Override every eval's number of trials."),
+        env_option(
+            "--strict-agents",
+            is_flag=True,
+            help="Refuse the run when an agent cannot run here (not installed, no credentials), instead of "
+            "running the other agents and ending its pairs as errors.",
+        ),
         env_option(
             "--adaptive",
             is_flag=True,

@@ -94,6 +94,7 @@ class CiInputs:
     results_dir: Path = Path(".trialbook/results")
     comment: bool | None = None
     github_token: str | None = None
+    strict_agents: bool = False
     comment_header: str | None = None
     """Names the sticky comment (its marker and heading), so two workflows keep separate comments."""
     label: str = DEFAULT_LABEL
@@ -238,6 +239,7 @@ def run_stage(
             results_dir=inputs.results_dir,
             repo=_repo(env),
             environ=environ,
+            strict_agents=inputs.strict_agents,
         )
         report = run(options, sink, notice=lambda text: print(text, flush=True), specs=specs)
     except TrialbookError as exc:

@@ -6,10 +6,14 @@ halfway for a missing secret or an agent CLI that is not installed.
 
 from __future__ import annotations
 
+import functools
+
+from ..agents import AgentSpec
 from ..errors import RefusedRunError
 from ..spec import check_secrets
 from ._options import RunOptions
 from ._plan import AgentPool, PlanEntry
+from ._unavailable import UnavailableAgent
 
 __all__ = ["LOCAL_REFUSAL", "local_note", "refusals", "refuse_or_check"]
 
@@ -36,22 +40,42 @@ def local_note(options: RunOptions, runnable: list[PlanEntry]) -> str | None:
     return None
 
 
-def refuse_or_check(options: RunOptions, runnable: list[PlanEntry], pool: AgentPool) -> None:
-    """Refuse an unsafe local run; otherwise raise with every missing secret and unavailable agent."""
+def refuse_or_check(options: RunOptions, runnable: list[PlanEntry], pool: AgentPool) -> list[str]:
+    """Refuse an unsafe local run, or one with a missing secret; returns a warning per unavailable agent.
+
+    An agent that cannot run here stands in the pool as :class:`UnavailableAgent`, so its pairs end as
+    errors naming the fix while the others run; with ``strict_agents`` it refuses the run instead.
+    """
     if not options.in_ci and not options.unsafe_local:
         raise RefusedRunError(LOCAL_REFUSAL)
-    problems = _start_problems(options, runnable, pool)
+    secrets = _secret_problems(options, runnable)
+    missing = _unavailable(runnable, pool)
+    problems = [*secrets, *(text for _, text in missing)] if options.strict_agents else secrets
     if problems:
         raise RefusedRunError("cannot start the run:\n" + "\n".join(f"  {p}" for p in problems))
+    others = sorted({e.agent.name for e in runnable} - {spec.name for spec, _ in missing})
+    leave_out = f"; to run the others only, pass {' '.join(f'--agent {n}' for n in others)}" if others else ""
+    warnings = []
+    for spec, text in missing:
+        reason = f"{text}{leave_out}"
+        pool.stand_in(spec, functools.partial(UnavailableAgent, reason=reason))
+        warnings.append(f"{text}: its pairs end as errors (--strict-agents refuses the run instead)")
+    return warnings
 
 
-def _start_problems(options: RunOptions, runnable: list[PlanEntry], pool: AgentPool) -> list[str]:
+def _secret_problems(options: RunOptions, runnable: list[PlanEntry]) -> list[str]:
     problems: list[str] = []
     seen_specs: set[str] = set()
     for entry in runnable:
         if entry.spec.id not in seen_specs:
             seen_specs.add(entry.spec.id)
             problems.extend(check_secrets(entry.spec, options.environ))
+    return problems
+
+
+def _unavailable(runnable: list[PlanEntry], pool: AgentPool) -> list[tuple[AgentSpec, str]]:
+    """Each agent entry that cannot run here, once, with why (``agent NAME (where): reason``)."""
+    found: list[tuple[AgentSpec, str]] = []
     checked: set[int] = set()
     for entry in runnable:
         agent = pool.get(entry.agent)
@@ -60,5 +84,11 @@ def _start_problems(options: RunOptions, runnable: list[PlanEntry], pool: AgentP
         checked.add(id(agent))
         availability = agent.available()
         if not availability.ok:
-            problems.append(f"agent {entry.agent.name} ({entry.agent.source}): {availability.reason}")
-    return problems
+            found.append(
+                (entry.agent, f"agent {entry.agent.name} ({entry.agent.source}): {availability.reason}")
+            )
+    return found
+
+
+def _start_problems(options: RunOptions, runnable: list[PlanEntry], pool: AgentPool) -> list[str]:
+    return [*_secret_problems(options, runnable), *(text for _, text in _unavailable(runnable, pool))]

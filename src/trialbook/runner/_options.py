@@ -52,6 +52,8 @@ class RunOptions(FrozenRecord):
     shard: tuple[int, int] | None = None
     dry_run: bool = False
     unsafe_local: bool = False
+    strict_agents: bool = False
+    """Refuse the run when an agent cannot run here, instead of ending its pairs as errors."""
     keep_sandboxes: bool = False
     repo: Path = Path()
     environ: Mapping[str, str] = field(default_factory=_environ)

@@ -118,6 +118,12 @@ class AgentPool:
             self._agents[key] = create_agent(replace(spec, options=options))
         return self._agents[key]
 
+    def stand_in(self, spec: AgentSpec, make: Callable[[Agent], Agent]) -> None:
+        """Replace this entry's adapter by ``make(adapter)`` (an agent that cannot run here, say)."""
+        options = render_options(spec.options, self._secret_values)
+        key = canonical_json({"name": spec.name, "options": options})
+        self._agents[key] = make(self.get(spec))
+
     @property
     def agents(self) -> list[Agent]:
         """Every adapter created so far."""

@@ -235,7 +235,10 @@ def run(
             if report.over_budget:
                 notice(f"warning: {report.over_budget}")
         if runnable:
-            refuse_or_check(options, runnable, pool)
+            for warning in refuse_or_check(options, runnable, pool):
+                report.warnings.append(warning)
+                if notice is not None:
+                    notice(f"warning: {warning}")
         _execute(report, options, pool, secret_values, sink or SilentSink(), started)
         if store is not None and options.record_history:
             record(report, store, options)
