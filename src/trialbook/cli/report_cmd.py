@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
 from ..evidence import load_suite
 from ..fsutil import atomic_write_text
+from ..report._rows import ListedEval, ReviewRow
 from ..report.html import render_html
 from ..report.junit import render_junit
 from ..report.markdown import render_summary
 from ..report.suite_view import review_from_suite
+from ..report.terminal import TableRow, fit, render_table, visible
 from ..report.viewer_load import load_run, locate_run
 from ._viewer import history_options, history_summaries
 
@@ -21,7 +25,12 @@ __all__ = ["report_command"]
 @click.command("report")
 @click.argument("run", required=False, type=click.Path(exists=True, path_type=Path), metavar="[RUN]")
 @click.option(
-    "--format", "fmt", type=click.Choice(["markdown", "junit"]), default="markdown", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "markdown", "junit"]),
+    default=None,
+    help="table: the terminal table and each failure on a line; markdown: the job summary (for "
+    "$GITHUB_STEP_SUMMARY); junit: JUnit XML. [default: table on a terminal, markdown otherwise]",
 )
 @click.option(
     "--html",
@@ -33,7 +42,7 @@ __all__ = ["report_command"]
 @history_options
 def report_command(
     run: Path | None,
-    fmt: str,
+    fmt: str | None,
     html_file: Path | None,
     history_dir: str | None,
     history_branch: str | None,
@@ -59,6 +68,9 @@ def report_command(
         click.echo(render_junit(report), nl=False)
         return
     review = review_from_suite(report)
+    if fmt == "table" or (fmt is None and sys.stdout.isatty()):
+        click.echo(_table(review.rows, review.cached, review.skipped), nl=False)
+        return
     click.echo(
         render_summary(
             review.rows,
@@ -68,3 +80,24 @@ def report_command(
             comparisons=review.comparisons,
         )
     )
+
+
+def _table(rows: Sequence[ReviewRow], cached: Sequence[ListedEval], skipped: Sequence[ListedEval]) -> str:
+    """The run as the terminal showed it: the table, then what failed, one line each within 160 columns."""
+    table = [
+        TableRow(row.eval_id, row.agent, row.passed, row.trials, row.verdict, row.cost_usd, row.duration_s,
+                 note=row.note)
+        for row in rows
+    ]  # fmt: skip
+    lines = [render_table(table).rstrip("\n")]
+    failing = [row for row in rows if row.failures]
+    if failing:
+        lines += ["", "what failed:"]
+        for row in failing:
+            lines.append(fit(visible(f"  {row.eval_id} [{row.agent}]"), 160))
+            lines += [fit(visible(f"    {line.splitlines()[0]}"), 160) for line in row.failures]
+    for title, listed in (("cached (not re-run)", cached), ("skipped", skipped)):
+        if listed:
+            names = (f"{item.eval_id} [{item.agent}]" if item.agent else item.eval_id for item in listed)
+            lines += ["", f"{title}: " + ", ".join(names)]
+    return "\n".join(lines) + "\n"

@@ -150,7 +150,7 @@
     if (t.literal_departure) root.appendChild(el("div", {cls: "note", text: "Left the guide's literal path at " + t.literal_departure}));
     var tokens = Object.keys(t.tokens).map(function (k) { return k.replace("_tokens", "") + " " + t.tokens[k]; }).join(", ");
     root.appendChild(kv([["agent", t.agent + (t.agent_version ? " " + t.agent_version : "")], ["model", t.model], ["stop reason", str(t.stop_reason)],
-      ["session", t.success ? "ran to completion" : "did not complete"], ["error", t.error], ["duration", t.duration_ms === null ? "unknown" : (t.duration_ms / 1000).toFixed(2) + "s"],
+      ["session", t.success ? "ran to completion" : "did not complete"], ["error", t.error], ["agent time", t.duration_ms === null ? "unknown" : (t.duration_ms / 1000).toFixed(2) + "s (the agent's own run; the overview's trial time adds the sandbox and the checks)"],
       ["cost", costText(t.cost)], ["tokens", tokens || "unknown"], ["capture errors", t.capture_errors.join("; ")], ["call log", t.call_log_problems.join("; ")]]));
     root.appendChild(el("h3", {text: "Assertions"})); root.appendChild(assertionsTable(t));
     root.appendChild(el("h3", {text: "What the agent changed"})); root.appendChild(changesSection(t));
