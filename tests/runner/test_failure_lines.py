@@ -193,6 +193,8 @@ def test_a_guide_whose_last_step_fails_fails_its_trial_and_says_which_step(
     assert (check["passed"], check["actual"]) == (False, expected)
     suite = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
     assert [t["outcome"] for t in suite["tests"]] == ["failed"]
+    assert invoke("report", "--html", "report.html").exit_code == 0
+    assert expected in (tmp_path / "report.html").read_text()  # the viewer's trial page lists the check
 
 
 def test_a_step_the_guide_marks_may_fail_does_not_fail_the_trial(invoke: Invoke, tmp_path: Path) -> None:
