@@ -51,7 +51,10 @@ def test_the_pinned_and_the_newest_release_run_side_by_side(
     monkeypatch.setenv("TRIALBOOK_AGENT_CACHE", str(CACHE))
     with ModelServer([shell("echo hi > hello.txt"), say("Done.")]) as server:
         _eval(tmp_path, server.url)
-        result = invoke("eval", "evals", "--history-dir", "history", env={"FAKE_ANTHROPIC_KEY": KEY})
+        result = invoke(
+            "eval", "evals", "--history-dir", "history", "--summary", "summary.md",
+            env={"FAKE_ANTHROPIC_KEY": KEY},
+        )  # fmt: skip
     assert result.exit_code == 0, result.output
     manifest = json.loads((tmp_path / ".trialbook/runs/latest/manifest.json").read_text())
     labels = [pair["agent"] for pair in manifest["pairs"]]
@@ -64,6 +67,8 @@ def test_the_pinned_and_the_newest_release_run_side_by_side(
     assert (drift["differs"], drift["regressed"]) == (False, None)
     assert "agent versions:" in result.output
     assert f"hello [claude-code]  {PINNED_CLAUDE} ({labels[0]}) 1/1 · {newest['version']}" in result.output
+    summary = (tmp_path / "summary.md").read_text()
+    assert "### Agent versions" in summary and f"{PINNED_CLAUDE} ({labels[0]}) 1/1" in summary
     lines = [json.loads(line) for line in (tmp_path / "history/hello.jsonl").read_text().splitlines()]
     assert {(line["agent"], line["agent_version"]) for line in lines} == {
         (labels[0], PINNED_CLAUDE),
@@ -105,3 +110,17 @@ def test_the_headline_names_what_the_newer_release_fails_that_the_pin_passes() -
     assert drift_headlines(drifts) == [f"{new} fails 2 evals {pin} passes: deploy, setup"]
     assert drifts[0].differs and not drifts[1].differs
     assert drifts[0].text() == f"2.1.197 ({pin}) 3/3 · latest ({new}) 0/3 · differ, p = 0.1"
+
+
+def test_a_comparison_read_from_ci_json_is_checked_and_rendered() -> None:
+    from trialbook.report.markdown import render_summary
+    from trialbook.report.versions import checked_drift
+
+    pin, new = "claude-code-2.1.197", "claude-code-latest"
+    drift = VersionDrift("deploy", "claude-code", _run(pin, 3, "pass"), _run(new, 0, "fail"), Fraction(1, 10))
+    item = drift.to_json()
+    assert checked_drift(item) == item
+    assert checked_drift({**item, "runs": item["runs"][:1]}) is None  # a state file is data
+    assert checked_drift({**item, "p_value": 2}) is None
+    summary = render_summary([], versions=[item])
+    assert f"**{new} fails 1 eval {pin} passes: deploy**" in summary

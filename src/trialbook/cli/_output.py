@@ -153,6 +153,7 @@ def write_report_files(report: RunReport, options: RunOptions) -> int:
             unstarted=review.unstarted,
             comparisons=review.comparisons,
             triggers=review.triggers,
+            versions=review.versions,
         )
         failed |= not _write("--summary", options.summary, mask(text), report)
     return ExitCode.FAILED if failed and code == ExitCode.OK else code

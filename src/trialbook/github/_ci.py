@@ -356,6 +356,7 @@ def publish(
         title=title,
         comparisons=review.comparisons,
         triggers=review.triggers,
+        versions=review.versions,
     )
     if cancelled is not None:
         # Right under the heading: the counts below are of a run that did not finish.
@@ -403,6 +404,7 @@ def publish(
                     updated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
                     comparisons=review.comparisons,
                     triggers=review.triggers,
+                    versions=review.versions,
                 )
             )
             outcome.comment_failure = _post_comment(token, env, target.number, body, marker, target.head)

@@ -25,6 +25,7 @@ from ..report._rows import BaseResult, ListedEval, ReviewRow
 from ..report.flaky import Flakiness, Stability
 from ..report.suite_view import Review
 from ..report.triggers import checked_group
+from ..report.versions import checked_drift
 
 __all__ = [
     "MAX_STATE_BYTES",
@@ -166,6 +167,13 @@ def _triggers(items: Sequence[Any]) -> list[JsonObject]:
     return [dict(group) for group in groups if group is not None]
 
 
+def _versions(items: Sequence[Any]) -> list[JsonObject]:
+    found = [checked_drift(item) for item in items]
+    if any(item is None for item in found):
+        raise ValueError("an agent-versions comparison is not as trialbook writes it")
+    return [dict(item) for item in found if item is not None]
+
+
 def _missing(group: JsonObject) -> int:
     found = group.get("missing")
     return len(found) if isinstance(found, list) else 0
@@ -206,6 +214,7 @@ def state_to_json(state: CiState) -> dict[str, Any]:
             "unstarted": _listed_json(review.unstarted),
             "comparisons": [pair.to_json() for pair in review.comparisons],
             "triggers": list(review.triggers),
+            "versions": list(review.versions),
         },
         "eval_files": dict(state.eval_files),
         "history_lines": [line.to_json() for line in state.history_lines],
@@ -240,6 +249,7 @@ def state_from_json(data: object, where: str) -> CiState:
                 unstarted=_listed(review["unstarted"]),
                 comparisons=_compared(review.get("comparisons", [])),
                 triggers=_triggers(review.get("triggers", [])),
+                versions=_versions(review.get("versions", [])),
             ),
             eval_files={str(k): str(v) for k, v in data["eval_files"].items()},
             history_lines=[
@@ -316,6 +326,7 @@ def merge_states(states: Sequence[CiState]) -> CiState:
             unstarted=[item for s in states for item in s.review.unstarted],
             comparisons=[pair for s in states for pair in s.review.comparisons],
             triggers=_most_complete([group for s in states for group in s.review.triggers]),
+            versions=[item for s in states for item in s.review.versions],
         ),
         eval_files={k: v for s in states for k, v in s.eval_files.items()},
         history_lines=[line for s in states for line in s.history_lines],

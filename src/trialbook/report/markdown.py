@@ -17,6 +17,7 @@ from ..stats import REGRESSION_TEST_NAME, format_rate
 from ._rows import BaseResult, ListedEval, ReviewRow
 from .terminal import format_usd
 from .triggers import markdown_lines
+from .versions import markdown_lines as version_lines
 
 __all__ = [
     "COMMENT_LIMIT",
@@ -296,6 +297,7 @@ def render_summary(
     title: str = "trialbook evals",
     comparisons: Sequence[ComparedPair] = (),
     triggers: Sequence[Mapping[str, Any]] = (),
+    versions: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """The job summary: counts, one table row per eval × agent that ran, then what did not run and why.
 
@@ -309,6 +311,7 @@ def render_summary(
         title: heading of the section; matrix jobs put their shard here.
         comparisons: with/without comparisons of evals with ``compare:``.
         triggers: trigger evals as the manifest keeps them (``triggers:``, docs/triggers.md).
+        versions: one agent at two versions, as the manifest keeps them (docs/agents.md).
     """
     lines = [f"## {_text(title)}", "", f"**{_counts(rows, cached, len(skipped), len(unstarted))}**"]
     if rows:
@@ -332,6 +335,7 @@ def render_summary(
             ]
     lines += _comparisons(comparisons)
     lines += markdown_lines(triggers, _text)
+    lines += version_lines(versions, _text)
     lines += _unstable(rows)
     lines += _failures(rows)
     lines += _notes(rows)
@@ -362,6 +366,7 @@ def render_pr_comment(
     updated_at: str | None = None,
     comparisons: Sequence[ComparedPair] = (),
     triggers: Sequence[Mapping[str, Any]] = (),
+    versions: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """The sticky PR comment: the summary's content under the hidden marker, cut to fit GitHub's limit.
 
@@ -379,6 +384,7 @@ def render_pr_comment(
         title=title,
         comparisons=comparisons,
         triggers=triggers,
+        versions=versions,
     )
     stamp = [
         f"commit {_text(head_sha[:7])}" if head_sha else "",

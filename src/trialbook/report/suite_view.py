@@ -24,6 +24,8 @@ class Review:
     """With/without comparisons of ``compare:`` evals; their ``without`` arms have no row of their own."""
     triggers: list[JsonObject] = field(default_factory=list)
     """Trigger evals scored over their queries, as the run's manifest keeps them (``report.triggers``)."""
+    versions: list[JsonObject] = field(default_factory=list)
+    """One agent at two versions on the same evals, as the manifest keeps them (``report.versions``)."""
 
 
 def _int(value: JsonValue) -> int:

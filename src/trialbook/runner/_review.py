@@ -15,6 +15,7 @@ from ._history import cached_failures
 from ._plan import PlanEntry
 from ._run import RunReport
 from ._triggers import trigger_groups
+from ._versions import version_drift
 
 if TYPE_CHECKING:
     from ..report.suite_view import Review
@@ -137,6 +138,7 @@ def review_of(report: RunReport, base: BaseLookup | None = None) -> Review:
     return Review(
         rows, cached, skipped, unstarted, comparisons(report.plan, report.results),
         [group.to_json() for group in groups],
+        [drift.to_json() for drift in version_drift(report.plan, report.results)],
     )  # fmt: skip
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..evidence import JsonObject, JsonValue
+from ..report.versions import describe, headlines
 from ..stats import fisher_two_sided
 from ._arms import _counts
 from ._engine import EntryResult
@@ -65,8 +66,7 @@ class VersionDrift:
 
     def text(self) -> str:
         """``2.1.197 (claude-code-2.1.197) 3/3 · 2.1.332 (claude-code-latest) 0/3 · differ, p = 0.1``."""
-        word = "differ" if self.differs else "no significant difference"
-        return f"{self.first.text()} · {self.second.text()} · {word}, p = {float(self.p_value):.3g}"
+        return describe(self.to_json())
 
     def to_json(self) -> JsonObject:
         """The manifest's ``versions`` entry."""
@@ -137,14 +137,4 @@ def version_drift(plan: Sequence[PlanEntry], results: Sequence[EntryResult]) -> 
 
 def drift_headlines(drifts: Sequence[VersionDrift]) -> list[str]:
     """Per pair of versions: ``claude-code-latest fails 3 evals claude-code-2.1.197 passes: a, b, c``."""
-    split: dict[tuple[str, str], list[str]] = {}
-    for drift in drifts:
-        worse = drift.regressed
-        if worse is None:
-            continue
-        better = drift.first.label if worse == drift.second.label else drift.second.label
-        split.setdefault((worse, better), []).append(drift.eval_id)
-    return [
-        f"{worse} fails {len(ids)} eval{'s' if len(ids) != 1 else ''} {better} passes: {', '.join(ids)}"
-        for (worse, better), ids in split.items()
-    ]
+    return headlines([drift.to_json() for drift in drifts])
