@@ -120,7 +120,9 @@ def test_a_comparison_read_from_ci_json_is_checked_and_rendered() -> None:
     drift = VersionDrift("deploy", "claude-code", _run(pin, 3, "pass"), _run(new, 0, "fail"), Fraction(1, 10))
     item = drift.to_json()
     assert checked_drift(item) == item
-    assert checked_drift({**item, "runs": item["runs"][:1]}) is None  # a state file is data
+    runs = item["runs"]
+    assert isinstance(runs, list)
+    assert checked_drift({**item, "runs": runs[:1]}) is None  # a state file is data
     assert checked_drift({**item, "p_value": 2}) is None
     summary = render_summary([], versions=[item])
     assert f"**{new} fails 1 eval {pin} passes: deploy**" in summary
