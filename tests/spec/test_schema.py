@@ -58,7 +58,8 @@ def test_every_key_the_loader_reads_is_in_the_schema() -> None:
     assert set(kinds["file_contains"]["properties"]) == {"path", "pattern"}
     assert set(kinds["assert_that"]["properties"]) == {"name", "check"}
     assert set(kinds["succeeds"]["anyOf"][1]["properties"]) == {"command", "exit_code", "timeout"}
-    assert set(schema["properties"]["sandbox"]["properties"]) == {"template", "exclude"}
+    sandbox_keys = {"template", "exclude", "isolation", "network"}
+    assert set(schema["properties"]["sandbox"]["properties"]) == sandbox_keys
 
 
 def test_the_nested_keys_the_loader_accepts_validate(project: Path) -> None:

@@ -50,6 +50,8 @@ class CliAgent:
     """Every option the agent accepts."""
     VERSION_PATTERN: ClassVar[str]
     """Matches ``COMMAND --version`` output; its first group is the version."""
+    SUPPORTS_ISOLATION: ClassVar[bool] = True
+    """The CLI starts through ``run_cli`` with the task's isolation (docs/isolation.md)."""
 
     def __init__(self, spec: AgentSpec) -> None:
         options = Options(spec, self.OPTIONS)
@@ -104,7 +106,7 @@ class CliAgent:
         masker = masker_for(env, task.masker)
         run = await run_cli(
             argv, cwd=task.workdir, env=env, timeout_s=task.timeout_s, watch=watch,
-            capture=task.streams.using(masker), name=self.COMMAND,
+            capture=task.streams.using(masker), name=self.COMMAND, isolation=task.isolation,
         )  # fmt: skip
         # Masked as JSON, value by value: masking the line's text could cut a JSON string short.
         lines = tuple(masker.json_line(line) for line in run.lines)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..sandbox._capture import OutputCapture
+from ..sandbox._isolation import Isolation
 from ..sandbox.process import run_process
 from ..sandbox.supervisor import TRIAL_MARKER, supervisor
 
@@ -50,6 +51,7 @@ async def run_cli(
     watch: Callable[[str], str | None],
     capture: OutputCapture | None = None,
     name: str = "cli",
+    isolation: Isolation | None = None,
 ) -> CliRun:
     """Run the CLI in its own process group; ``watch`` sees each stdout line and may return a reason to stop.
 
@@ -73,7 +75,14 @@ async def run_cli(
     started = time.monotonic()
     process = asyncio.ensure_future(
         run_process(
-            argv, cwd=cwd, env=env, timeout_s=timeout_s, on_stdout_line=on_line, capture=capture, name=name
+            argv,
+            cwd=cwd,
+            env=env,
+            timeout_s=timeout_s,
+            on_stdout_line=on_line,
+            capture=capture,
+            name=name,
+            isolation=isolation,
         )
     )
     stopper = asyncio.ensure_future(stop.wait())

@@ -7,6 +7,7 @@ results read like any other agent's: a user turn, one assistant turn per tool ca
 from __future__ import annotations
 
 import time
+from typing import ClassVar
 
 from .. import __version__
 from .._records import FrozenRecord, frozen_record
@@ -19,6 +20,9 @@ __all__ = ["LocalAgent", "LocalStep", "local_result"]
 
 class LocalAgent:
     """What local agents share: no model, always available, versioned with trialbook, nothing to close."""
+
+    SUPPORTS_ISOLATION: ClassVar[bool] = True
+    """Its processes start through ``run_process`` with the task's isolation (docs/isolation.md)."""
 
     @property
     def model(self) -> None:

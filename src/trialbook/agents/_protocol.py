@@ -15,6 +15,7 @@ from .._records import FrozenRecord, frozen_record
 from ..evidence import AgentResult, DeclaredInput, JsonValue
 from ..masking import Masker
 from ..sandbox._capture import OutputCapture
+from ..sandbox._isolation import Isolation
 
 __all__ = ["Agent", "AgentFactory", "AgentSpec", "AgentTask", "Availability"]
 
@@ -68,6 +69,9 @@ class AgentTask(FrozenRecord):
     masker: Masker = field(default_factory=Masker)
     inputs: tuple[DeclaredInput, ...] = ()
     capture: OutputCapture | None = None
+    isolation: Isolation | None = None
+    """Where set, every process the adapter starts for the trial runs inside it (pass it to
+    :func:`~trialbook.sandbox.process.run_process`); ``None``: as the runner's user, as before."""
 
     @property
     def streams(self) -> OutputCapture:

@@ -133,6 +133,7 @@ class LiteralAgent(LocalAgent):
                     merge_stderr=True,
                     capture=capture,
                     name="shell",
+                    isolation=task.isolation,
                 )
             except OSError as exc:
                 message = f"could not start bash for the literal steps: {exc}"

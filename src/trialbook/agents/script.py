@@ -145,6 +145,7 @@ class ScriptAgent(LocalAgent):
             merge_stderr=True,
             capture=task.streams,
             name="script",
+            isolation=task.isolation,
         )
         output = outcome.stdout.decode("utf-8", "replace")
         error: str | None = None

@@ -67,6 +67,7 @@ def run_options(params: Mapping[str, Any]) -> RunOptions:
         dry_run=params["dry_run"],
         unsafe_local=params["unsafe_local"],
         strict_agents=params["strict_agents"],
+        isolation=params["isolation"],
         keep_sandboxes=params["keep_sandboxes"],
     )
 
@@ -82,6 +83,12 @@ def run_parameters(command: F) -> F:
             "agents too). A registered agent the eval does not list runs with default options.",
         ),
         env_option("--trials", type=click.IntRange(min=1), help="Override every eval's number of trials."),
+        env_option(
+            "--isolation",
+            type=click.Choice(["auto", "none", "bwrap"]),
+            help="Run every eval's trials under this isolation, whatever its sandbox.isolation says "
+            "(bwrap: the system read-only, the host's home and temp folders hidden; docs/isolation.md).",
+        ),
         env_option(
             "--strict-agents",
             is_flag=True,

@@ -12,7 +12,7 @@ from pathlib import Path
 from .._records import FrozenRecord, Record, frozen_record
 from ..evidence import AgentResult
 from ..masking import Masker
-from ..sandbox import ShimConfig
+from ..sandbox import Isolation, ShimConfig, hidden_paths
 from ..sandbox._remover import SandboxRemover
 from ..sandbox.supervisor import supervisor
 from ..spec import EvalSpec, render_options, render_prompt
@@ -183,6 +183,15 @@ def _requests(
     agent_env = {str(key): str(value) for key, value in env_values.items()}
     secrets = {name: secret_values[name] for name in spec.secrets if name in secret_values}
     shims = tuple(ShimConfig(s.name, s.mode, s.script) for s in spec.shims)
+    isolation = (
+        Isolation(
+            root=Path("/"),
+            hide=hidden_paths(results_dir.resolve()),
+            network="none" if spec.network == "none" else "host",
+        )
+        if entry.isolation == "bwrap"
+        else None
+    )
     return [
         TrialRequest(
             eval_id=spec.id,
@@ -204,6 +213,7 @@ def _requests(
             skills=spec.skills,
             output_limit=spec.output_limit,
             check_deadline_s=spec.check_deadline_s,
+            isolation=isolation,
         )
         for n in range(1, spec.trials + 1)
     ]

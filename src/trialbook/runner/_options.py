@@ -54,6 +54,9 @@ class RunOptions(FrozenRecord):
     unsafe_local: bool = False
     strict_agents: bool = False
     """Refuse the run when an agent cannot run here, instead of ending its pairs as errors."""
+    isolation: str | None = None
+    """``--isolation``: overrides every eval's ``sandbox.isolation`` (``auto``, ``none`` or ``bwrap``)."""
+    """Refuse the run when an agent cannot run here, instead of ending its pairs as errors."""
     keep_sandboxes: bool = False
     repo: Path = Path()
     environ: Mapping[str, str] = field(default_factory=_environ)

@@ -85,6 +85,8 @@ class PlanEntry(FrozenRecord):
     """``with`` or ``without`` for an eval with ``compare:``; ``None`` for every other eval."""
     dropped: tuple[str, ...] = ()
     """The compared instruction files and skills: what the ``without`` arm leaves out (set on both arms)."""
+    isolation: str = "none"
+    """How the trials' processes run: ``none``, or ``bwrap`` once the run decided it can (``_isolation``)."""
 
     @property
     def key(self) -> str:

@@ -32,6 +32,7 @@ from ._folder import (
 from ._forecast import Forecast, forecast
 from ._guards import local_note, refusals, refuse_or_check
 from ._history import base_history, expected_seconds, recent_lines
+from ._isolation import resolve_isolation
 from ._ledger import BudgetLedger
 from ._manifest import MANIFEST, build_manifest
 from ._options import RunOptions
@@ -235,7 +236,9 @@ def run(
             if report.over_budget:
                 notice(f"warning: {report.over_budget}")
         if runnable:
-            for warning in refuse_or_check(options, runnable, pool):
+            report.plan, isolation_notes = resolve_isolation(options, report.plan, pool)
+            runnable = [entry for entry in report.plan if entry.action == "run"]
+            for warning in [*isolation_notes, *refuse_or_check(options, runnable, pool)]:
                 report.warnings.append(warning)
                 if notice is not None:
                     notice(f"warning: {warning}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import functools
 import time
 import traceback
@@ -16,7 +17,7 @@ from ..agents import Agent, AgentTask
 from ..assertions import Assertion, Call, quick_checks
 from ..evidence import AgentResult, AssertionRecord
 from ..masking import Masker
-from ..sandbox import Sandbox, ShimConfig, create_sandbox
+from ..sandbox import Isolation, Sandbox, ShimConfig, create_sandbox
 from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT, OutputCapture
 from ..sandbox._remover import SandboxRemover
 from ..sandbox._sandbox import remove_tree
@@ -79,6 +80,8 @@ class TrialRequest(FrozenRecord):
     output_limit: int = DEFAULT_OUTPUT_LIMIT
     check_deadline_s: float = CHECKS_BASE_S
     """Seconds the trial's checks may take together once the agent finished (``limits.checks``)."""
+    isolation: Isolation | None = None
+    """Settings of the trial's isolation apart from its own folder (known once the sandbox is made)."""
 
 
 @frozen_record
@@ -378,6 +381,7 @@ async def _agent_run(
     except (OSError, ValueError) as exc:
         error = f"placing the eval's instruction files and skills failed: {exc}"
         return _harness_failure(agent, error, "error", time.monotonic(), sandbox.workdir)
+    isolation = request.isolation
     task = AgentTask(
         prompt=request.prompt,
         workdir=sandbox.workdir,
@@ -391,5 +395,6 @@ async def _agent_run(
         masker=masker,
         inputs=inputs,
         capture=capture,
+        isolation=None if isolation is None else dataclasses.replace(isolation, root=sandbox.path),
     )
     return with_loading(await _run_agent(agent, task), inputs)

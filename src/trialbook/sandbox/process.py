@@ -19,6 +19,7 @@ from pathlib import Path
 from .._records import FrozenRecord, frozen_record
 from ._capture import OutputCapture, StreamCapture
 from ._child import Child, kill_group
+from ._isolation import Isolation
 from .supervisor import supervisor
 
 __all__ = ["ProcessOutcome", "kill_group", "run_process"]
@@ -120,6 +121,7 @@ async def run_process(
     merge_stderr: bool = False,
     capture: OutputCapture | None = None,
     name: str = "output",
+    isolation: Isolation | None = None,
 ) -> ProcessOutcome:
     """Run ``argv`` in a new session; on deadline or cancellation kill its whole process group.
 
@@ -134,6 +136,8 @@ async def run_process(
     stream the caller parses and keeps itself) is not kept a second time: ``stdout`` is then empty.
     """
     capture = capture if capture is not None else OutputCapture()
+    if isolation is not None:  # the same command, started inside the trial's namespaces
+        argv = isolation.wrap(argv, cwd)
     started = time.monotonic()
     owner = supervisor()
     out = capture.stream() if on_stdout_line is None else None

@@ -118,6 +118,19 @@ FIELDS: tuple[FieldDoc, ...] = (
             "additionalProperties": False,
             "properties": {
                 "template": {**_PATH, "description": "Folder copied fresh into every trial's sandbox."},
+                "isolation": {
+                    "enum": ["auto", "none", "bwrap"],
+                    "default": "none",
+                    "description": (
+                        "bwrap runs each trial's processes with the system read-only and the host's home, "
+                        "temp folders and trialbook's own files hidden; auto uses it where it works."
+                    ),
+                },
+                "network": {
+                    "enum": ["host", "none"],
+                    "default": "host",
+                    "description": "Under isolation, none gives a trial its own network (loopback only).",
+                },
                 "exclude": {
                     "type": "array",
                     "items": {"type": "string", "minLength": 1},

@@ -56,6 +56,10 @@ class EvalSpec(FrozenRecord):
     negative_control: bool = True
     template: Path | None = None
     template_exclude: tuple[str, ...] = ()
+    isolation: str = "none"
+    """``sandbox.isolation``: ``none``, ``bwrap`` or ``auto`` (bwrap where it works); docs/isolation.md."""
+    network: str = "host"
+    """``sandbox.network`` under isolation: ``host`` (as the runner) or ``none`` (loopback only)."""
     shims: tuple[ShimSpec, ...] = ()
     instructions: tuple[InstructionFile, ...] = ()
     skills: tuple[SkillFolder, ...] = ()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..agents import AgentSpec
 from ..assertions import Assertion
-from ..sandbox import TemplateFilter, check_pattern
+from ..sandbox import ISOLATIONS, NETWORKS, TemplateFilter, check_pattern
 from ..sandbox._special import find_special_files
 from ._compare import CompareSpec, check_compare, check_leaks, read_compare
 from ._context import Context
@@ -44,6 +44,8 @@ class _EvalReader:
         self.pass_rate: float | None = 1.0
         self.template: Path | None = None
         self.template_exclude: tuple[str, ...] | None = ()
+        self.isolation = "none"
+        self.network = "host"
         self.shims: tuple[ShimSpec, ...] | None = ()
         self.assertions: tuple[Assertion, ...] | None = ()
         self.max_cost_usd: float | None = None
@@ -136,7 +138,17 @@ class _EvalReader:
         entries = self.ctx.read.mapping(node, "sandbox", _EXAMPLE["sandbox"])
         if entries is None:
             return
-        self.ctx.read.only_keys(entries, "sandbox", ("template", "exclude"))
+        self.ctx.read.only_keys(entries, "sandbox", ("template", "exclude", "isolation", "network"))
+        for key, allowed in (("isolation", ISOLATIONS), ("network", NETWORKS)):
+            if key in entries:
+                value = entries[key].value
+                if value in allowed:
+                    setattr(self, key, value)
+                else:
+                    choices = " or ".join(allowed)
+                    self.ctx.read.wrong(
+                        entries[key], f"sandbox.{key}", choices, f"sandbox: {{{key}: {allowed[-1]}}}"
+                    )
         if "exclude" in entries:
             self.template_exclude = self._read_exclude(entries["exclude"], has_template="template" in entries)
         if "template" not in entries:
@@ -347,6 +359,8 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
         pass_rate=r.pass_rate,
         template=r.template,
         template_exclude=r.template_exclude,
+        isolation=r.isolation,
+        network=r.network,
         shims=r.shims,
         instructions=r.instructions,
         skills=r.skills,

@@ -1,0 +1,98 @@
+"""Isolation of a trial's processes with bubblewrap: the system read-only, the host's private places hidden.
+
+Without it (``none``) an agent runs as the user running trialbook and can read and write whatever that
+user can. Under ``bwrap`` every process a trial starts runs in its own mount, PID and IPC namespaces:
+
+- the root filesystem is bound read-only, so the system, the project checkout and every package are
+  there to read and run, and nothing of them can be changed;
+- the trial's own folder (its ``work/`` sandbox, ``HOME``, ``TMPDIR``, shims and call log) is the one
+  writable place;
+- the host's ``HOME``, ``/tmp`` (and so other trials' sandboxes), ``RUNNER_TEMP``, the virtualenv trialbook
+  runs from and the run's results folder are covered by empty in-memory folders: not visible at all;
+- ``/proc`` is the trial's own PID namespace's: an agent sees its own processes, not trialbook's or
+  other trials', and when the namespace's first process ends the kernel ends every process in it;
+- with ``network: none`` the trial also gets its own network namespace with only a loopback interface.
+
+The protocol is :meth:`Isolation.wrap`: the command line to start instead of ``argv``. A container
+backend would provide the same method. Where bubblewrap cannot run (not installed, or user namespaces
+restricted as on Ubuntu 24.04's default AppArmor policy) :func:`bwrap_problem` says why and how to fix it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+__all__ = ["ISOLATIONS", "NETWORKS", "Isolation", "bwrap_problem", "hidden_paths"]
+
+ISOLATIONS = ("auto", "none", "bwrap")
+NETWORKS = ("host", "none")
+Network = Literal["host", "none"]
+
+APPARMOR_FIX = "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
+"""The one-line fix where Ubuntu's AppArmor policy refuses unprivileged user namespaces (24.04 on)."""
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """One trial's bubblewrap settings: its writable folder, what to hide, and its network."""
+
+    root: Path
+    hide: tuple[Path, ...] = ()
+    network: Network = "host"
+
+    def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
+        """``argv`` as bubblewrap starts it inside the trial's namespaces (see the module docstring)."""
+        binary = shutil.which("bwrap") or "bwrap"
+        args = [binary, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+        args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        for path in self.hide:
+            if path.is_dir():
+                args += ["--tmpfs", str(path)]
+        # Last, so a trial folder inside a hidden place (under /tmp, say) is bound back over the cover.
+        args += ["--bind", str(self.root), str(self.root)]
+        if self.network == "none":
+            args.append("--unshare-net")
+        return [*args, "--chdir", str(cwd), "--", *argv]
+
+
+def hidden_paths(results: Path | None, environ: dict[str, str] | None = None) -> tuple[Path, ...]:
+    """The host's places a trial must not see: HOME, RUNNER_TEMP, trialbook's virtualenv, the results."""
+    env = os.environ if environ is None else environ
+    found = [Path.home()]
+    if env.get("RUNNER_TEMP"):
+        found.append(Path(env["RUNNER_TEMP"]))
+    if sys.prefix != sys.base_prefix:  # trialbook runs from a virtualenv: its code must stay out of reach
+        found.append(Path(sys.prefix))
+    if results is not None:
+        found.append(results)
+    return tuple(path.resolve() for path in found if str(path) not in ("/", ""))
+
+
+@functools.cache
+def bwrap_problem() -> str | None:
+    """Why bubblewrap cannot isolate trials on this machine, with the fix; ``None`` when it can."""
+    binary = shutil.which("bwrap")
+    if binary is None:
+        return "bubblewrap is not installed: install it (Debian and Ubuntu: sudo apt-get install bubblewrap)"
+    probe = [binary, "--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap could not start: {exc}"
+    if done.returncode == 0:
+        return None
+    said = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+    if "ermission denied" in said or "Operation not permitted" in said:
+        return (
+            f"bubblewrap cannot make user namespaces here ({said}); where AppArmor restricts them "
+            f"(Ubuntu 24.04), allow them with `{APPARMOR_FIX}`, or run as root"
+        )
+    return f"bubblewrap does not work here: {said}"
