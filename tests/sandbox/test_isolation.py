@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,7 @@ def _attack(tmp_path: Path, isolation: str, port: int) -> dict[str, str]:
 
 
 @pytest.fixture
-def listening() -> int:
+def listening() -> Iterator[int]:
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen(8)
@@ -118,7 +119,7 @@ def test_auto_falls_back_with_one_line_and_bwrap_demanded_is_refused_with_the_fi
 
     from trialbook.cli import cli
 
-    monkeypatch.setattr(_isolation.shutil, "which", lambda name: None)
+    monkeypatch.setattr(_isolation, "find_bwrap", lambda: None)
     _isolation.bwrap_problem.cache_clear()
     monkeypatch.chdir(tmp_path)
     (tmp_path / "evals").mkdir()

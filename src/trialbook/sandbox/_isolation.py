@@ -50,7 +50,7 @@ class Isolation:
 
     def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
         """``argv`` as bubblewrap starts it inside the trial's namespaces (see the module docstring)."""
-        binary = shutil.which("bwrap") or "bwrap"
+        binary = find_bwrap() or "bwrap"
         args = [binary, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         for path in self.hide:
@@ -76,10 +76,15 @@ def hidden_paths(results: Path | None, environ: dict[str, str] | None = None) ->
     return tuple(path.resolve() for path in found if str(path) not in ("/", ""))
 
 
+def find_bwrap() -> str | None:
+    """The ``bwrap`` on ``PATH``, if any (one place, so tests can take it away)."""
+    return shutil.which("bwrap")
+
+
 @functools.cache
 def bwrap_problem() -> str | None:
     """Why bubblewrap cannot isolate trials on this machine, with the fix; ``None`` when it can."""
-    binary = shutil.which("bwrap")
+    binary = find_bwrap()
     if binary is None:
         return "bubblewrap is not installed: install it (Debian and Ubuntu: sudo apt-get install bubblewrap)"
     probe = [binary, "--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "true"]
