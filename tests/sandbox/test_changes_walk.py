@@ -83,7 +83,7 @@ def test_a_file_swapped_for_a_fifo_after_the_listing_is_not_waited_on(tmp_path: 
         with open(work / "pipe", "wb"):
             pass
         pytest.fail("the record waited on a FIFO")
-    assert seen == [None]
+    assert seen == [(None, None)]
 
 
 def test_a_file_swapped_for_a_link_after_the_listing_is_not_followed(tmp_path: Path) -> None:
@@ -92,4 +92,4 @@ def test_a_file_swapped_for_a_link_after_the_listing_is_not_followed(tmp_path: P
     work = tmp_path / "w"
     work.mkdir()
     (work / "out.txt").symlink_to(outside)
-    assert _changes._content((str(work / "out.txt"), "file")) is None
+    assert _changes._content((str(work / "out.txt"), "file")) == (None, None)

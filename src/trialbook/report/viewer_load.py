@@ -111,7 +111,22 @@ def _changes(path: Path) -> JsonObject | None:
         value: JsonValue = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError):
         return None
-    return value if isinstance(value, dict) else None
+    return _without_content(value) if isinstance(value, dict) else None
+
+
+def _without_content(changes: JsonObject) -> JsonObject:
+    """The record as the page shows it: the diffs, not the whole files kept for rebuilding the sandbox."""
+    files = changes.get("files")
+    if not isinstance(files, list):
+        return changes
+    shown: list[JsonValue] = []
+    for entry in files:
+        final = entry.get("rebuild") if isinstance(entry, dict) else None
+        if isinstance(entry, dict) and isinstance(final, dict):
+            kept = {key: value for key, value in final.items() if key not in ("text", "base64")}
+            entry = {**entry, "rebuild": kept}
+        shown.append(entry)
+    return {**changes, "files": shown}
 
 
 def _raw_files(folder: Path) -> tuple[str, ...]:

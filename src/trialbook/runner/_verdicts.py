@@ -24,7 +24,7 @@ from ..sandbox._changes import CHANGES_FILE, record_changes
 from ..verdict import trial_passed
 from ._explain import Explanation, explain_trial
 from ._inputs import placed_roots, placed_sources, skills_folder
-from ._outputs import write_json, write_trial_files
+from ._outputs import mask_call_log, write_json, write_trial_files
 
 if TYPE_CHECKING:
     from ._trial import TrialRequest
@@ -206,5 +206,22 @@ def record_trial(request: TrialRequest, checked: Checked, masker: Masker, captur
     write_trial_files(
         request.folder, result, records, checked.agent_calls, masker, notes=notes, output_truncated=truncated
     )
-    write_json(request.folder / CHANGES_FILE, checked.changes, masker)
+    write_json(request.folder / CHANGES_FILE, _with_masking(checked, result, masker), masker)
     return Recorded(result, records, calls, checked.passed, checked.unused, explanation, truncated)
+
+
+def _with_masking(checked: Checked, masked: AgentResult, masker: Masker) -> JsonObject:
+    """The change record, saying whether the result and call log the checks saw are kept masked.
+
+    A re-check reads them back from the run folder: where masking changed them, it would not see
+    what the original checks saw.
+    """
+    rebuild = checked.changes.get("rebuild")
+    if not isinstance(rebuild, dict):
+        return checked.changes
+    raw = checked.agent_calls
+    flags: JsonObject = {
+        "result_masked": masked != checked.result,
+        "calls_masked": raw is not None and mask_call_log(raw, masker) != raw,
+    }
+    return {**checked.changes, "rebuild": {**rebuild, **flags}}

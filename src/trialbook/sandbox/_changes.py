@@ -6,10 +6,18 @@ Every file is masked before it is hashed, diffed or cut (sizes and hashes are of
 every record is bounded: a diff is cut at
 :data:`MAX_DIFF_BYTES`, all diffs together at :data:`MAX_TOTAL_DIFF_BYTES`, and at most
 :data:`MAX_ENTRIES` paths are listed (the rest are counted in ``omitted``).
+
+The record also holds what rebuilds the final sandbox from its starting files (``trialbook rescore``):
+each changed path's final kind, permission bits, link target or whole content (up to
+:data:`MAX_CONTENT_BYTES` per trial), and the folders the agent made or removed. A path whose final
+state cannot be kept exactly (its content held a secret and was masked, or it is past a limit) says why
+in its ``rebuild`` object, and the record's top-level ``rebuild`` object says whether the whole
+sandbox can be rebuilt.
 """
 
 from __future__ import annotations
 
+import base64
 import difflib
 import hashlib
 import os
@@ -24,6 +32,7 @@ from ._exclude import TemplateFilter
 
 __all__ = [
     "CHANGES_FILE",
+    "MAX_CONTENT_BYTES",
     "MAX_DIFF_BYTES",
     "MAX_ENTRIES",
     "MAX_HASH_BYTES",
@@ -42,6 +51,8 @@ MAX_HASH_BYTES = 256 * 1024 * 1024
 """Files larger than this (by their size, before anything is read) are listed by size alone, unhashed:
 ``truncate -s 200G`` makes a file of that apparent size in no time, and hashing it would read every
 byte. Two such files of the same size count as unchanged."""
+MAX_CONTENT_BYTES = 4 * 1024 * 1024
+"""Whole content kept per trial to rebuild its final sandbox; files past it are kept by hash only."""
 
 
 _FILE, _LINK, _OTHER = "file", "link", "other"
@@ -51,8 +62,12 @@ _Found = tuple[str, str | None]
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
 
 
-def _files(root: Path | None, *, follow_root: bool = True) -> dict[str, _Found]:
+def _files(
+    root: Path | None, *, follow_root: bool = True, folders: set[str] | None = None
+) -> dict[str, _Found]:
     """Every file and link under ``root`` by its ``/``-separated relative path; folders are walked.
+
+    ``folders`` (when given) receives the relative path of every folder walked.
 
     One ``scandir`` per folder and nothing per entry: the listing says what each entry is (on file
     systems whose listing cannot, ``DirEntry`` asks). A symlink to a folder is listed as a link, never
@@ -83,6 +98,8 @@ def _files(root: Path | None, *, follow_root: bool = True) -> dict[str, _Found]:
             try:
                 if entry.is_dir(follow_symlinks=False):
                     pending.append((rel + "/", entry.path))
+                    if folders is not None:
+                        folders.add(rel)
                     continue
                 kind = (
                     _LINK if entry.is_symlink() else _FILE if entry.is_file(follow_symlinks=False) else _OTHER
@@ -118,11 +135,15 @@ def _stream_hash(fd: int) -> str:
     return digest.hexdigest()
 
 
-def _content(found: _Found) -> bytes | _Large | None:
-    """What to compare: a link's target, a regular file's data, ``None`` for anything else.
+_LINK_PREFIX = b"-> "
+
+
+def _content(found: _Found) -> tuple[bytes | _Large | None, int | None]:
+    """What to compare: a link's target or a regular file's data and permission bits; ``None`` else.
 
     FIFOs, sockets and devices are never opened (reading a FIFO would block the run); a file is read
-    through one descriptor that follows no link and waits on nothing, and checked again once open.
+    through one descriptor that follows no link and waits on nothing, and checked again once open. Its
+    mode comes from that descriptor, so it costs no call of its own.
     """
     path, kind = found
     try:
@@ -130,23 +151,24 @@ def _content(found: _Found) -> bytes | _Large | None:
             mode = os.lstat(path).st_mode
             kind = _LINK if stat.S_ISLNK(mode) else _FILE if stat.S_ISREG(mode) else _OTHER
         if kind == _LINK:
-            return b"-> " + os.fsencode(os.readlink(path))
+            return _LINK_PREFIX + os.fsencode(os.readlink(path)), None
         if kind != _FILE:
-            return None
+            return None, None
         fd = os.open(path, _READ_FLAGS)
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
-                return None
+                return None, None
+            bits = stat.S_IMODE(info.st_mode)
             if info.st_size > MAX_HASH_BYTES:
-                return _Large(info.st_size, None)
+                return _Large(info.st_size, None), bits
             if info.st_size > MAX_TEXT_BYTES:
-                return _Large(info.st_size, _stream_hash(fd))
-            return _read_all(fd, info.st_size)
+                return _Large(info.st_size, _stream_hash(fd)), bits
+            return _read_all(fd, info.st_size), bits
         finally:
             os.close(fd)
     except OSError:
-        return None
+        return None, None
 
 
 def _text(data: bytes | _Large | None) -> str | None:
@@ -238,13 +260,74 @@ _Content = bytes | _Large | None
 
 
 def _changed(
-    template: dict[str, _Found], work: dict[str, _Found]
-) -> Iterator[tuple[str, _Content, _Content]]:
+    template: dict[str, _Found], work: dict[str, _Found], placed: Collection[str]
+) -> Iterator[tuple[str, _Content, _Content, int | None]]:
+    """Each changed path: its content before and after, and its permission bits after.
+
+    A placed file is compared by content alone: placing writes it with modes of its own, which
+    placing it again for a rebuild gives it again.
+    """
     for rel in sorted(template.keys() | work.keys()):
-        old = _content(template[rel]) if rel in template else None
-        new = _content(work[rel]) if rel in work else None
-        if old != new:
-            yield rel, old, new
+        old, old_mode = _content(template[rel]) if rel in template else (None, None)
+        new, new_mode = _content(work[rel]) if rel in work else (None, None)
+        if rel in placed:
+            old_mode = new_mode
+        if old != new or (new is not None and old_mode != new_mode):
+            yield rel, old, new, new_mode
+
+
+def _final(
+    rel: str, shown: str, new: _Content, mode: int | None, masker: Masker, budget: int
+) -> tuple[JsonObject, int]:
+    """How to rebuild ``rel`` as the agent left it, and the content bytes that took.
+
+    ``missing`` says why the path cannot be rebuilt exactly (``None`` when it can): a name, link
+    target or content the masker changed is kept masked, which is not what the agent wrote.
+    """
+    final: dict[str, JsonValue] = {"kind": "gone" if new is None else "file", "mode": None, "missing": None}
+    if new is None:
+        return _missing(final, "its name held a secret (masked)" if shown != rel else None), 0
+    if shown != rel:
+        return _missing(final, "its name held a secret or was not UTF-8, and is kept masked"), 0
+    if isinstance(new, _Large):
+        return _missing(final, f"larger than {MAX_TEXT_BYTES} bytes, kept by size and hash only"), 0
+    if new.startswith(_LINK_PREFIX):
+        final["kind"] = "link"
+        target = _text(new[len(_LINK_PREFIX) :])
+        if target is None or masker.text(target) != target:
+            return _missing(final, "its link target held a secret or was not UTF-8"), 0
+        final["target"] = target
+        return final, 0
+    final["mode"] = None if mode is None else f"{mode:04o}"
+    if masker.bytes(new) != new:
+        return _missing(final, "its content held a secret, kept masked"), 0
+    if len(new) > budget:
+        return _missing(final, f"past the {MAX_CONTENT_BYTES}-byte content limit of a trial"), 0
+    text = _text(new)
+    if text is not None:
+        final["text"] = text
+    else:
+        final["base64"] = base64.b64encode(new).decode("ascii")
+    return final, len(new)
+
+
+def _missing(final: dict[str, JsonValue], why: str | None) -> JsonObject:
+    final["missing"] = why
+    return final
+
+
+def _folders(start: set[str], now: set[str], masker: Masker) -> tuple[JsonObject, list[str]]:
+    """The folders the agent made and removed, and why the list cannot rebuild them (empty: it can)."""
+    made, removed = sorted(now - start), sorted(start - now, reverse=True)  # deepest removed first
+    problems: list[str] = []
+    if len(made) + len(removed) > MAX_ENTRIES:
+        problems.append(f"more than {MAX_ENTRIES} folders were made or removed")
+        made, removed = made[:MAX_ENTRIES], removed[: max(0, MAX_ENTRIES - len(made))]
+    if any(_shown(masker.text(rel)) != rel for rel in (*made, *removed)):
+        problems.append("a folder's name held a secret or was not UTF-8, and is kept masked")
+    shown = {"folders_created": [_shown(masker.text(r)) for r in made]}
+    shown["folders_deleted"] = [_shown(masker.text(r)) for r in removed]
+    return {key: list[JsonValue](value) for key, value in shown.items()}, problems
 
 
 def record_changes(
@@ -264,25 +347,38 @@ def record_changes(
     ``sandbox.exclude`` filter (``.git`` and ``.trialbook`` always out): paths it leaves out of the copy
     are compared on neither side, so the record is the agent's changes against exactly what it was given.
 
-    Returns a JSON object: ``files`` (one entry per changed path, sorted), ``counts`` per status,
-    ``omitted`` (changed paths past :data:`MAX_ENTRIES`) and the limits that applied.
+    Returns a JSON object: ``files`` (one entry per changed path, sorted, each with a ``rebuild``
+    object), ``counts`` per status, ``omitted`` (changed paths past :data:`MAX_ENTRIES`), ``rebuild``
+    (whether the final sandbox can be rebuilt from the record, the folders made and removed) and the
+    limits that applied.
     """
     entries: list[JsonValue] = []
     counts = {"created": 0, "modified": 0, "deleted": 0}
     omitted = 0
     budget = MAX_TOTAL_DIFF_BYTES
+    content_left = MAX_CONTENT_BYTES
     kept = keep if keep is not None else TemplateFilter.of()
+    before: set[str] = set()
+    after: set[str] = set()
+
+    def starting(rel: str) -> bool:
+        return not any(rel == root or rel.startswith(root + "/") for root in replaced)
+
     start = {
         rel: path
-        for rel, path in _files(template).items()
-        if kept.kept(rel, is_dir=False)
-        and not any(rel == root or rel.startswith(root + "/") for root in replaced)
+        for rel, path in _files(template, folders=before).items()
+        if kept.kept(rel, is_dir=False) and starting(rel)
     }
     given = {rel: (os.fspath(path), None) for rel, path in (placed or {}).items()}
-    now = {
-        rel: path for rel, path in _files(workdir, follow_root=False).items() if kept.kept(rel, is_dir=False)
-    }
-    for rel, old, new in _changed({**start, **given}, now):
+    found = _files(workdir, follow_root=False, folders=after)
+    now = {rel: path for rel, path in found.items() if kept.kept(rel, is_dir=False)}
+    problems = [
+        f"{_shown(masker.text(rel))} is not a file, folder or link"
+        for rel, (_, k) in now.items()
+        if k == _OTHER
+    ]
+    named = ""
+    for rel, old, new, mode in _changed({**start, **given}, now, given.keys()):
         status = "created" if old is None else "deleted" if new is None else "modified"
         counts[status] += 1
         if len(entries) >= MAX_ENTRIES:
@@ -292,12 +388,33 @@ def record_changes(
         diff = entry.get("diff")
         if isinstance(diff, str):
             budget -= len(diff.encode("utf-8"))
-        entries.append(entry)
+        if entry["path"] != rel and not named:
+            named = f"a changed path's name held a secret or was not UTF-8: {entry['path']}"
+            problems.append(named)
+        final, used = _final(rel, str(entry["path"]), new, mode, masker, content_left)
+        content_left -= used
+        entries.append({**entry, "rebuild": final})
+    if omitted:
+        problems.append(f"{omitted} changed paths past the {MAX_ENTRIES}-entry limit are not listed")
+    folders, folder_problems = _folders(
+        {rel for rel in before if kept.kept(rel, is_dir=True) and starting(rel)},
+        {rel for rel in after if kept.kept(rel, is_dir=True)},
+        masker,
+    )
+    problems += folder_problems
     limits: JsonObject = {
         "max_entries": MAX_ENTRIES,
         "max_diff_bytes": MAX_DIFF_BYTES,
         "max_total_diff_bytes": MAX_TOTAL_DIFF_BYTES,
         "max_text_bytes": MAX_TEXT_BYTES,
         "max_hash_bytes": MAX_HASH_BYTES,
+        "max_content_bytes": MAX_CONTENT_BYTES,
     }
-    return {"files": entries, "counts": dict(counts), "omitted": omitted, "limits": limits}
+    rebuild: JsonObject = {"complete": not problems, "problems": list[JsonValue](problems), **folders}
+    return {
+        "files": entries,
+        "counts": dict(counts),
+        "omitted": omitted,
+        "rebuild": rebuild,
+        "limits": limits,
+    }
