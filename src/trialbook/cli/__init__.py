@@ -42,6 +42,10 @@ _COMMANDS = {
         ".agents_cmd:agents_command",
         "List the registered agents, whether each is available here (and if not, why), and its version.",
     ),
+    "rescore": LazyCommand(
+        ".rescore_cmd:rescore_command",
+        "Check RUN's recorded trials again with the current assertions, starting no agent (default: latest).",
+    ),
     "report": LazyCommand(
         ".report_cmd:report_command",
         "Render RUN (a suite.json, a run or results folder; default: the latest run) for reading.",

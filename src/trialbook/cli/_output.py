@@ -24,9 +24,10 @@ def render_plan(report: RunReport) -> str:
     """One line per eval × agent: what will happen and why."""
     lines = []
     for entry in report.plan:
-        lines.append(f"{entry.action:<9} {entry.spec.id} [{entry.label}] — {entry.reason}")
-    runnable = sum(1 for e in report.plan if e.action == "run")
-    trials = sum(e.spec.trials for e in report.plan if e.action == "run")
+        action = "rescore" if entry.rescore is not None else entry.action
+        lines.append(f"{action:<9} {entry.spec.id} [{entry.label}] — {entry.reason}")
+    runnable = sum(1 for e in report.plan if e.action == "run" and e.rescore is None)
+    trials = sum(e.spec.trials for e in report.plan if e.action == "run" and e.rescore is None)
     pairs = plural(runnable, "eval × agent pair")
     lines.append(f"{pairs} to run ({plural(trials, 'trial')}), {len(report.plan) - runnable} not run")
     if report.controls:

@@ -57,6 +57,8 @@ class EntryResult(Record):
     control: ControlOutcome | None = None
     """The eval's negative control, when it ran now or history knows it for this cache key."""
     started_at: float = field(default_factory=time.time)
+    rescored_from: str | None = None
+    """The kept run whose recorded trials were re-checked for this result; ``None``: the agent ran."""
 
     @property
     def planned(self) -> int:
@@ -126,6 +128,11 @@ class EntryResult(Record):
     def notes(self) -> list[str]:
         """What a reader should know beyond the counts (see the table's note column)."""
         notes: list[str] = []
+        if self.rescored_from is not None:
+            cost = "" if self.cost_usd is None else f", saving the ${self.cost_usd:.2f} its trials cost"
+            notes.append(
+                f"rescored from the recorded trials of run {self.rescored_from}: no agent started{cost}"
+            )
         if self.verdict == "vacuous" and self.control is not None:
             held = ", ".join(self.control.held) or "no assertions"
             notes.append(f"vacuous: passes with no agent ({held} held on an untouched sandbox)")

@@ -186,6 +186,8 @@ def _extra(result: EntryResult, context: Mapping[str, str], mask: Callable[[str]
     extra: dict[str, object] = dict(context) | arm_extra(result) | trigger_extra(result)
     if result.verdict != "pass":
         extra.update(failure_summary(result.failures, mask))
+    if result.rescored_from is not None:
+        extra["rescored_from"] = result.rescored_from
     if result.unstarted:
         extra["unstarted_trials"] = result.unstarted
     if result.saved:

@@ -62,12 +62,14 @@ def pair_json(entry: PlanEntry, result: EntryResult | None = None) -> JsonObject
         "reason": entry.reason,
         "trials": entry.spec.trials,
         "cache_key": entry.cache_key,
+        "trials_key": entry.trials_key,
         "prompt_sha256": entry.prompt_sha256,
         "agent_version": entry.agent_version,
         "model": entry.model,
         "verdict": _verdict(entry, result),
         "result": ran,
         **({"arm": entry.arm} if entry.arm is not None else {}),
+        **({"rescored_from": result.rescored_from} if result is not None and result.rescored_from else {}),
     }
 
 

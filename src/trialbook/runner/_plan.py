@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from .._records import FrozenRecord, frozen_record
@@ -22,13 +23,12 @@ from ..spec import (
     render_options,
     render_prompt,
     secret_marker,
+    trials_material,
     without_inputs,
 )
 from ._selection import Selection
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from ..comparison import Arm
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "Action",
     "AgentPool",
     "PlanEntry",
+    "RescoreSource",
     "agent_label",
     "build_plan",
     "control_entry",
@@ -65,6 +66,19 @@ Action = Literal["run", "cached", "unchanged", "filtered"]
 
 
 @frozen_record
+class RescoreSource(FrozenRecord):
+    """A kept run's recorded trials of one eval × agent, to be re-checked instead of run again.
+
+    ``folder`` is the pair's folder in that run (``evals/<id>/<agent>``), holding ``trial-N`` folders.
+    """
+
+    run_id: str
+    folder: Path
+    cache_key: str | None = None
+    """The pair's cache key in that run: the same as now means nothing changed, not only the checks."""
+
+
+@frozen_record
 class PlanEntry(FrozenRecord):
     """One eval × agent and what the run will do with it."""
 
@@ -87,6 +101,10 @@ class PlanEntry(FrozenRecord):
     """The compared instruction files and skills: what the ``without`` arm leaves out (set on both arms)."""
     isolation: str = "none"
     """How the trials' processes run: ``none``, or ``bwrap`` once the run decided it can (``_isolation``)."""
+    trials_key: str | None = None
+    """The cache key without what only the checks use (see ``trials_material``): equal keys, same trials."""
+    rescore: RescoreSource | None = field(default=None, compare=False)
+    """Where the recorded trials this entry is re-checked from are, instead of running the agent."""
 
     @property
     def key(self) -> str:
@@ -365,7 +383,7 @@ def build_plan(
         if tkey not in template_hashes:
             template_hashes[tkey] = _template_hash(template, entry.spec.template_exclude)
         assert entry.rendered is not None
-        material: JsonValue = cache_material(
+        material = cache_material(
             entry.spec,
             entry.agent,
             entry.rendered,
@@ -373,7 +391,8 @@ def build_plan(
             template_tree_hash=template_hashes[tkey],
         )
         key = tagged_sha256(canonical_json(material))
-        entry = replace(entry, cache_key=key, agent_version=version, model=agent.model)
+        trials_key = tagged_sha256(canonical_json(trials_material(material)))
+        entry = replace(entry, cache_key=key, trials_key=trials_key, agent_version=version, model=agent.model)
         if last_run is not None:
             # Content-addressed: any line with this key and a settled verdict serves, from any ref.
             hit = last_run(entry.spec.id, entry.label, cache_key=key, verdicts=CACHEABLE_VERDICTS)

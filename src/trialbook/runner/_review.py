@@ -45,7 +45,8 @@ def _row(report: RunReport, result: EntryResult, base: BaseLookup | None) -> Rev
         trials=len(result.outcomes),
         verdict=result.verdict,
         base=base(entry.spec.id, entry.label) if base else None,
-        cost_usd=result.cost_usd,
+        # Re-checked trials cost nothing now; the note says what their agent run cost.
+        cost_usd=0.0 if result.rescored_from is not None else result.cost_usd,
         duration_s=result.duration_s,
         failures=tuple(result.failures),
         history=_history(report, entry.key),

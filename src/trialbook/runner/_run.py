@@ -39,7 +39,8 @@ from ._options import RunOptions
 from ._outputs import write_json
 from ._plan import AgentPool, PlanEntry, build_plan
 from ._record import ci_run_url, pending_lines, record, sync
-from ._runs import begin_run, finish_run, latest_problem, new_run_id, selection_for
+from ._rescore import plan_rescores, recorded_sources, write_rescored
+from ._runs import begin_run, finish_run, latest_problem, new_run_id, run_folders, selection_for
 from ._secrets import run_secrets
 from ._suite import build_suite
 from ._triggers import trigger_groups
@@ -96,6 +97,10 @@ class RunReport(Record):
     warnings: list[str] = field(default_factory=list)
     nothing_to_rerun: str | None = None
     """``--last-failed`` found no failure in the latest run: why nothing ran (and no run was kept)."""
+    rescored: dict[str, EntryResult] = field(default_factory=dict)
+    """Pairs re-checked from a kept run's recorded trials instead of run (see ``_rescore``), by key."""
+    rescored_run: str | None = None
+    """The run ``trialbook rescore`` re-checked (``None`` for ``eval`` and ``ci``)."""
 
     @property
     def exit_code(self) -> int:
@@ -207,10 +212,11 @@ def run(
         ),
     )
     try:
-        report = _plan(options, specs, pool, store, agent_names, notice)
+        report = _plan(options, specs, pool, store, agent_names, notice, masker)
         report.masker = masker
         report.warnings = secrets.warnings
-        runnable = [entry for entry in report.plan if entry.action == "run"]
+        runnable = [entry for entry in report.plan if entry.action == "run" and entry.rescore is None]
+        assert options.rescore_run is None or not runnable  # re-scoring never starts an agent
         what = options.owned_label
         kind = "run" if options.results_dir is not None else "runs"
         if options.dry_run:
@@ -277,6 +283,7 @@ def _plan(
     store: HistoryStore | None,
     agent_names: AgentNames,
     notice: Callable[[str], None] | None = None,
+    masker: Masker | None = None,
 ) -> RunReport:
     changed: dict[str, str] | None = None
     unchanged: dict[str, str] | None = None
@@ -299,18 +306,27 @@ def _plan(
         durations=expected_seconds(store) if store is not None and options.shard else None,
         trials=options.trials,
         adaptive=options.adaptive,
-        last_run=store.latest if store is not None else None,
+        last_run=store.latest if store is not None and options.rescore_run is None else None,
         # Asking for the failed pairs again is asking for them to run: history must not answer instead.
         force=options.force or options.last_failed,
         changed=changed,
         unchanged=unchanged,
     )
     report = RunReport(plan=plan, dry_run=options.dry_run, history=store)
+    report.plan, report.rescored, report.rescored_run = rescores(plan, options, pool, masker or Masker())
+    plan = report.plan
+    if notice is not None:
+        for entry in plan:
+            if entry.rescore is not None:
+                notice(
+                    f"{entry.key}: rescored from the recorded trials of run {entry.rescore.run_id}, "
+                    "no agent started"
+                )
     if selection.only_keys is not None and not selection.only_keys:
         # only_reason reads "did not fail in the latest run (<id>)".
         latest = selection.only_reason.replace("did not fail", "no pair failed")
         report.nothing_to_rerun = f"--last-failed: {latest}; nothing was run, and that run stays the latest"
-    runnable = [entry for entry in plan if entry.action == "run"]
+    runnable = [entry for entry in plan if entry.action == "run" and entry.rescore is None]
     recent = recent_lines(store, runnable) if store is not None else {}
     report.forecast = forecast(runnable, recent, concurrency=options.concurrency)
     report.controls, report.known_controls = plan_controls(plan, pool, store, force=options.force)
@@ -369,9 +385,12 @@ def _run_and_write(
     results_dir: Path,
 ) -> None:
     cancel = current_cancellation()
-    report.results, report.ledger, checks = run_blocking(
+    rescored = {
+        key: write_rescored(found, results_dir, report.masker) for key, found in report.rescored.items()
+    }
+    ran, report.ledger, checks = run_blocking(
         run_plan(
-            report.plan,
+            [entry for entry in report.plan if entry.rescore is None],
             pool=pool,
             secret_values=secret_values,
             masker=report.masker,
@@ -385,6 +404,8 @@ def _run_and_write(
             problems=report.warnings,
         )
     )
+    by_key = {result.entry.key: result for result in ran} | rescored
+    report.results = [by_key[entry.key] for entry in report.plan if entry.key in by_key]
     finished = time.time()
     commit = options.environ.get("GITHUB_SHA") or head_commit(options.repo)
     if cancel is not None:
@@ -414,5 +435,39 @@ def _run_and_write(
         history_lines=[line.to_json() for line in report.history_lines],
         base_lines=report.base_lines,
     )
+    if report.rescored_run is not None:
+        manifest["rescored_from"] = report.rescored_run
     report.manifest = report.masker.json(manifest)  # type: ignore[assignment]
     write_json(results_dir / MANIFEST, manifest, report.masker)
+
+
+def rescores(
+    plan: list[PlanEntry], options: RunOptions, pool: AgentPool, masker: Masker
+) -> tuple[list[PlanEntry], dict[str, EntryResult], str | None]:
+    """Re-check what a kept run's recorded trials can answer (see ``_rescore.plan_rescores``).
+
+    ``trialbook rescore`` names the run; otherwise the cache looks in the results folder and the kept
+    runs, newest first, for trials that differ only in their assertions (never with ``--force``).
+    """
+    if options.rescore_run is not None:
+        from ._manifest import read_manifest
+
+        manifest = read_manifest(options.rescore_run)
+        run_id = str(manifest.get("run_id"))
+        listed = manifest.get("pairs")
+        pairs = listed if isinstance(listed, list) else []
+        in_run = frozenset(
+            (str(p.get("id")), str(p.get("agent")))
+            for p in pairs
+            if isinstance(p, dict) and p.get("action") == "run"
+        )
+        sources = recorded_sources([options.rescore_run])
+        found, done = plan_rescores(plan, sources, pool.get, masker, explicit=(run_id, in_run))
+        return found, done, run_id
+    if options.force or options.last_failed:  # asked to run: recorded trials must not answer instead
+        return plan, {}, None
+    folders = [options.results_dir] if options.results_dir is not None else []
+    folders += list(reversed(run_folders(options.runs_dir)))
+    sources = recorded_sources(folder for folder in folders if folder.is_dir())
+    found, done = plan_rescores(plan, sources, pool.get, masker) if sources else (plan, {})
+    return found, done, None

@@ -75,6 +75,8 @@ def _ran(result: EntryResult) -> TestReport:
             "vacuous_held": list(result.control.held) if result.control and result.control.vacuous else None,
             "verdict": result.verdict,
             "cost_usd": result.cost_usd,
+            # Only on re-checked pairs: the kept run whose recorded trials were checked again.
+            **({"rescored_from": result.rescored_from} if result.rescored_from else {}),
             "unused_shims": list(result.unused_shims),
             # Which mechanism ended the trials' processes, and how many it still found running.
             "process_cleanup": next((o.process_cleanup for o in result.outcomes), None),

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from .. import _lazy_exports
 
 if TYPE_CHECKING:
-    from ._cache import CACHE_FORMAT, cache_material
+    from ._cache import CACHE_FORMAT, cache_material, trials_material
     from ._compare import CompareSpec
     from ._discover import EVAL_SUFFIXES, discover_eval_files
     from ._inputs import InstructionFile, SkillFolder, input_names, without_inputs
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "CACHE_FORMAT": "_cache",
     "cache_material": "_cache",
+    "trials_material": "_cache",
     "CompareSpec": "_compare",
     "EVAL_SUFFIXES": "_discover",
     "discover_eval_files": "_discover",
@@ -79,5 +80,6 @@ __all__ = [
     "render_prompt",
     "secret_location",
     "secret_marker",
+    "trials_material",
     "without_inputs",
 ]

@@ -11,7 +11,7 @@ from ._model import EvalSpec
 from ._placeholders import fill_secrets, secret_marker
 from ._render import RenderedPrompt
 
-__all__ = ["CACHE_FORMAT", "cache_material"]
+__all__ = ["CACHE_FORMAT", "CHECK_ONLY", "cache_material", "trials_material"]
 
 CACHE_FORMAT = 1
 """Bumped when the material's layout changes, so old history lines stop matching rather than match wrongly."""
@@ -92,3 +92,16 @@ def cache_material(
         # A check deadline can turn a slow check into an error; unset, the key stays what it was.
         **({"checks_timeout_s": spec.checks_timeout_s} if spec.checks_timeout_s is not None else {}),
     }
+
+
+CHECK_ONLY = ("assertions", "checks_timeout_s")
+"""What decides only how finished trials are checked, never what an agent does in one."""
+
+
+def trials_material(material: JsonObject) -> JsonObject:
+    """The cache material without what only checks use: what decides the trials themselves.
+
+    Two evals whose materials differ only in :data:`CHECK_ONLY` ask the agent for the same trials, so a
+    kept run of one can be re-checked for the other instead of paying the agent again.
+    """
+    return {key: value for key, value in material.items() if key not in CHECK_ONLY}
