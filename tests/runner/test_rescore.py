@@ -210,3 +210,50 @@ def test_a_missing_or_unknown_run_is_a_clear_error(invoke: Invoke, tmp_path: Pat
     result = invoke("rescore", "20990101T000000Z-abcdef")
     assert result.exit_code == 2
     assert "RUN 20990101T000000Z-abcdef: no run folder" in result.output
+
+
+SECRET = "tok-" + "9f8e7d6c5b4a" * 2
+
+
+def _recorded(root: Path, checks: str) -> None:
+    script = 'echo "TOKEN=$API_TOKEN" > .env; echo ok > plain.txt; '
+    script += 'head -c 3000000 /dev/zero | tr "\\0" a > big.txt'
+    write(
+        root / "evals/kept.eval.yaml",
+        f"""
+prompt_text: write files
+secrets: [API_TOKEN]
+trials: 2
+agents: [{{name: s, script: {json.dumps(script)}}}]
+assert:
+  - file_exists: plain.txt
+{checks}""",
+    )
+
+
+def test_a_masked_or_oversized_file_is_not_rescorable_and_other_files_still_are(
+    invoke: Invoke, tmp_path: Path, started: list[int]
+) -> None:
+    env = {"API_TOKEN": SECRET}
+    _recorded(tmp_path, "")
+    assert invoke("eval", env=env).exit_code == 0
+    kept = _latest(tmp_path).name
+    started.clear()
+
+    _recorded(tmp_path, '  - file_contains: {path: plain.txt, pattern: "ok"}\n')
+    plain = invoke("rescore", kept, env=env)
+    assert plain.exit_code == 0, plain.output  # the other files' states do not matter to this check
+
+    _recorded(tmp_path, '  - file_contains: {path: .env, pattern: "TOKEN="}\n')
+    masked = invoke("rescore", kept, env=env)
+    assert masked.exit_code == 1
+    assert "not_rescorable kept [s]" in masked.output
+    assert ".env: its content held a secret, kept masked" in masked.output
+
+    _recorded(tmp_path, '  - file_contains: {path: big.txt, pattern: "a"}\n')
+    big = invoke("rescore", kept, env=env)
+    assert big.exit_code == 1
+    assert "big.txt: larger than 2097152 bytes, kept by size and hash only" in big.output
+    assert started == []
+    for path in (tmp_path / ".trialbook").rglob("*"):
+        assert not path.is_file() or SECRET.encode() not in path.read_bytes(), path
