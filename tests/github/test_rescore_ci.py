@@ -32,9 +32,14 @@ def github() -> Iterator[FakeGitHub]:
         yield fake
 
 
-def _ci(tmp_path: Path, work: Path, github: FakeGitHub, fixture: str) -> Result:
+def _ci(tmp_path: Path, work: Path, github: FakeGitHub, fixture: str, **more: str) -> Result:
     environ = actions_environ(
-        tmp_path, fixture, GITHUB_WORKSPACE=str(work), GITHUB_API_URL=github.url, TRIALBOOK_GITHUB_TOKEN=TOKEN
+        tmp_path,
+        fixture,
+        GITHUB_WORKSPACE=str(work),
+        GITHUB_API_URL=github.url,
+        TRIALBOOK_GITHUB_TOKEN=TOKEN,
+        **more,
     )
     for name in ("output", "summary.md"):
         (tmp_path / "runner" / name).write_text("")
@@ -56,8 +61,9 @@ def _eval(work: Path, starts: Path, pattern: str) -> None:
     )
 
 
+@pytest.mark.parametrize("where", ["workspace", "artifact"])
 def test_a_pull_request_editing_only_an_assertion_is_rescored(
-    tmp_path: Path, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, github: FakeGitHub, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
     started: list[int] = []
     original = Supervisor.started
@@ -80,8 +86,12 @@ def test_a_pull_request_editing_only_an_assertion_is_rescored(
 
     _eval(work, starts, "version: 2")
     git(work, "commit", "-q", "-am", "fix the expected version")
+    more = {}
+    if where == "artifact":  # a fresh checkout, given the nightly run's downloaded results artifact
+        (work / ".trialbook/results").rename(tmp_path / "artifact")
+        more["TRIALBOOK_RESCORE_FROM"] = str(tmp_path / "artifact")
     started.clear()
-    result = _ci(tmp_path, work, github, "pull_request_labeled")
+    result = _ci(tmp_path, work, github, "pull_request_labeled", **more)
     assert result.exit_code == 0, result.output
     assert started == [] and len(starts.read_text().splitlines()) == 3  # 0 agent trials
     assert "rescored" in result.output

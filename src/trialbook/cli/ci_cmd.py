@@ -89,6 +89,14 @@ def _stopped(args: Sequence[str], message: str) -> None:
     is_flag=True,
     help="Refuse the run when an agent cannot run here, instead of ending its pairs as errors.",
 )
+@env_option(
+    "--rescore-from",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="An earlier results folder (a downloaded artifact): pairs whose trials it holds and whose "
+    "assertions alone changed are re-checked instead of run (repeatable).",
+)
 def ci_command(
     paths: tuple[str, ...],
     stage: str,
@@ -105,6 +113,7 @@ def ci_command(
     github_token: str | None,
     label: str,
     strict_agents: bool,
+    rescore_from: tuple[str, ...],
 ) -> None:
     """Run evals as the GitHub Actions event asks: changed prompts on a labelled PR, moved cache keys nightly.
 
@@ -128,6 +137,7 @@ def ci_command(
         github_token=github_token,
         label=label,
         strict_agents=strict_agents,
+        rescore_from=tuple(Path(folder) for folder in rescore_from),
     )
     if stage == "fetch":
         try:

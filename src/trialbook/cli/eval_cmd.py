@@ -69,6 +69,7 @@ def run_options(params: Mapping[str, Any]) -> RunOptions:
         strict_agents=params["strict_agents"],
         isolation=params["isolation"],
         keep_sandboxes=params["keep_sandboxes"],
+        rescore_from=tuple(Path(folder) for folder in params["rescore_from"]),
     )
 
 
@@ -196,6 +197,14 @@ def run_parameters(command: F) -> F:
             "--unsafe-local", is_flag=True, help="Allow running agents outside CI (they run unconfined)."
         ),
         env_option("--keep-sandboxes", is_flag=True, help="Keep each trial's sandbox folder for inspection."),
+        env_option(
+            "--rescore-from",
+            multiple=True,
+            type=click.Path(file_okay=False),
+            metavar="DIR",
+            help="Another run or results folder whose recorded trials may be re-checked instead of run "
+            "when only assertions changed (repeatable; kept runs and --results-dir are always looked at).",
+        ),
         env_option("--github-token", help="Token for pushing the history branch over HTTPS."),
     ]
     for option in reversed(options):

@@ -99,6 +99,8 @@ class CiInputs:
     """Names the sticky comment (its marker and heading), so two workflows keep separate comments."""
     label: str = DEFAULT_LABEL
     """The pull request label that asks for a run (and, on ``workflow_run``, for the comment)."""
+    rescore_from: tuple[Path, ...] = ()
+    """Earlier results folders (downloaded artifacts) whose trials may be re-checked instead of run."""
 
 
 @dataclass
@@ -237,6 +239,7 @@ def run_stage(
             concurrency=inputs.concurrency,
             shard=parse_shard(inputs.shard) if inputs.shard else None,
             results_dir=inputs.results_dir,
+            rescore_from=inputs.rescore_from,
             repo=_repo(env),
             environ=environ,
             strict_agents=inputs.strict_agents,

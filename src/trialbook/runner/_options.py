@@ -58,6 +58,9 @@ class RunOptions(FrozenRecord):
     """``--isolation``: overrides every eval's ``sandbox.isolation`` (``auto``, ``none`` or ``bwrap``)."""
     """Refuse the run when an agent cannot run here, instead of ending its pairs as errors."""
     keep_sandboxes: bool = False
+    rescore_from: tuple[Path, ...] = ()
+    """More run or results folders (downloaded artifacts, say) whose recorded trials the cache may
+    re-check, searched before the results folder and the kept runs."""
     rescore_run: Path | None = None
     """A kept run folder whose recorded trials are checked again with the current assertions
     (``trialbook rescore``): no agent runs, and a pair that cannot be re-checked is not run either."""

@@ -466,7 +466,7 @@ def rescores(
         return found, done, run_id
     if options.force or options.last_failed:  # asked to run: recorded trials must not answer instead
         return plan, {}, None
-    folders = [options.results_dir] if options.results_dir is not None else []
+    folders = [*options.rescore_from, *([options.results_dir] if options.results_dir is not None else [])]
     folders += list(reversed(run_folders(options.runs_dir)))
     sources = recorded_sources(folder for folder in folders if folder.is_dir())
     found, done = plan_rescores(plan, sources, pool.get, masker) if sources else (plan, {})
