@@ -257,3 +257,18 @@ def test_a_masked_or_oversized_file_is_not_rescorable_and_other_files_still_are(
     assert started == []
     for path in (tmp_path / ".trialbook").rglob("*"):
         assert not path.is_file() or SECRET.encode() not in path.read_bytes(), path
+
+
+def test_a_check_that_never_returns_ends_at_the_check_deadline(invoke: Invoke, tmp_path: Path) -> None:
+    _template(tmp_path)
+    hang = "import threading\n\n\ndef forever(trial):\n    threading.Event().wait()\n"
+    write(tmp_path / "evals/hang.py", hang)
+    _eval(tmp_path, "version: 2", more=False)
+    assert invoke("eval").exit_code == 1
+    text = (tmp_path / "evals/work.eval.yaml").read_text()
+    text += '  - assert_that: {name: hangs, check: "hang:forever"}\nlimits: {checks: 1s}\n'
+    (tmp_path / "evals/work.eval.yaml").write_text(text)
+
+    result = invoke("rescore")
+    assert result.exit_code == 1, result.output
+    assert "the checks did not finish within the check deadline of 1s" in result.output

@@ -8,6 +8,7 @@ verdict from some of them would not be the verdict of the eval.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
@@ -15,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from .._blocking import run_blocking
 from .._records import FrozenRecord, frozen_record
 from ..agents import Agent
 from ..evidence import AgentResult, load_result, read_json
@@ -27,6 +29,7 @@ from ..sandbox._rebuild import Rebuilt, apply_changes
 from ..sandbox._sandbox import remove_tree
 from ..select import CACHEABLE_VERDICTS
 from ..verdict import trial_passed
+from ._deadline import within
 from ._engine import EntryResult
 from ._explain import explain_trial
 from ._inputs import place_inputs, skills_folder
@@ -158,7 +161,13 @@ def _rescore_trial(
             result_masked=_flag(changes, "result_masked"),
             calls_masked=raw_calls is not None and _flag(changes, "calls_masked"),
         )
-        records, reasons = recheck(entry.spec.assertions, trial)
+        deadline = entry.spec.check_deadline_s
+        try:
+            records, reasons = run_blocking(
+                within(functools.partial(recheck, entry.spec.assertions, trial), deadline)
+            )
+        except TimeoutError:
+            return f"trial {number}: the checks did not finish within the check deadline of {deadline:g}s"
     finally:
         remove_tree(scratch)
     if reasons:
@@ -219,12 +228,12 @@ def rescore_pair(entry: PlanEntry, source: RescoreSource, agent: Agent, masker: 
         folder = source.folder / f"trial-{number}"
         if not folder.is_dir():
             reasons.append(f"trial {number}: {folder} is missing")
-            continue
+            break
         found = _rescore_trial(entry, agent, number, folder, masker)
         if isinstance(found, str):
             reasons.append(found)
-        else:
-            outcomes.append(found)
+            break  # one trial that cannot be re-checked settles the pair: the rest need not be read
+        outcomes.append(found)
     if reasons:
         return RescoredPair(None, tuple(reasons))
     return RescoredPair(EntryResult(entry, outcomes=outcomes, rescored_from=source.run_id))
