@@ -97,6 +97,7 @@ def test_a_pull_request_editing_only_an_assertion_is_rescored(
     assert "rescored" in result.output
     summary = (tmp_path / "runner/summary.md").read_text()
     assert "rescored from the recorded trials of run" in summary
+    assert "rescored from the recorded trials of run" in github.comments[42][0]["body"]
     text = git(origin, "show", "trialbook-results:history/work.jsonl")
     lines = [json.loads(line) for line in text.splitlines()]
     assert [(line["verdict"], "rescored_from" in line["extra"]) for line in lines] == [
