@@ -9,6 +9,7 @@ record of started processes and a log each agent appends to outside its sandbox 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -272,3 +273,34 @@ def test_a_check_that_never_returns_ends_at_the_check_deadline(invoke: Invoke, t
     result = invoke("rescore")
     assert result.exit_code == 1, result.output
     assert "the checks did not finish within the check deadline of 1s" in result.output
+
+
+def test_a_tampered_run_folder_is_read_as_data(invoke: Invoke, tmp_path: Path, started: list[int]) -> None:
+    _template(tmp_path)
+    _eval(tmp_path, "version: 2", more=False)
+    assert invoke("eval").exit_code == 1
+    kept = _latest(tmp_path)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not the run's\n")
+    good = kept / "evals/work/good/trial-1"
+    (good / "evil").symlink_to(outside)
+    os.mkfifo(good / "pipe")  # copying it would block the rescore
+    changes = kept / "evals/work/partial/trial-1/changes.json"
+    record = json.loads(changes.read_text())
+    record["files"].append({"path": "../escape.txt", "after": None, "rebuild": {"kind": "gone"}})
+    changes.write_text(json.dumps(record))
+    manifest_path = kept / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["pairs"][2]["result"]["folder"] = "../../outside"  # lazy's trials, said to be elsewhere
+    manifest_path.write_text(json.dumps(manifest))
+    _eval(tmp_path, "version: 2\\n", more=False)
+    started.clear()
+
+    result = invoke("rescore", str(kept))
+    assert result.exit_code == 1, result.output
+    assert started == []
+    assert "not_rescorable work [partial]" in result.output and "'../escape.txt'" in result.output
+    assert "not_rescorable work [lazy]" in result.output
+    new = _latest(tmp_path) / "evals/work/good/trial-1"
+    assert (new / "changes.json").is_file()
+    assert not (new / "evil").exists() and not (new / "evil").is_symlink() and not (new / "pipe").exists()

@@ -9,7 +9,9 @@ verdict from some of them would not be the verdict of the eval.
 from __future__ import annotations
 
 import functools
+import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -240,13 +242,19 @@ def rescore_pair(entry: PlanEntry, source: RescoreSource, agent: Agent, masker: 
 
 
 def _copy_record(source: Path, target: Path) -> None:
-    """Copy the trial folder's regular files (not ``result.json``, which is written anew); no link."""
-    for path in sorted(source.rglob("*")):
-        rel = path.relative_to(source)
-        if path.is_symlink() or not path.is_file() or rel.as_posix() == "result.json":
-            continue
-        (target / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target / rel, follow_symlinks=False)
+    """Copy the trial folder's regular files (not ``result.json``, which is written anew).
+
+    The folder is data from a run folder: no link is followed or copied, and nothing but a regular
+    file (never a FIFO, which would block the copy) is opened.
+    """
+    for folder, _, names in os.walk(source, followlinks=False):
+        for name in names:
+            path = Path(folder, name)
+            rel = path.relative_to(source)
+            if rel.as_posix() == "result.json" or not stat.S_ISREG(os.lstat(path).st_mode):
+                continue
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target / rel, follow_symlinks=False)
 
 
 def write_rescored(result: EntryResult, results_dir: Path, masker: Masker) -> EntryResult:
