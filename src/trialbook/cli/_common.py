@@ -12,7 +12,14 @@ import click
 from ..errors import TrialbookError
 from ..fsutil import atomic_write_text
 
-__all__ = ["DEFAULT_HISTORY_DIR", "TrialbookGroup", "env_option", "history_place", "paths_argument"]
+__all__ = [
+    "DEFAULT_HISTORY_DIR",
+    "TrialbookGroup",
+    "env_option",
+    "history_place",
+    "paths_argument",
+    "rescore_from_option",
+]
 
 DEFAULT_HISTORY_DIR = ".trialbook/history"
 """Where history lives when no option says: beside the kept runs, so a local user's second run is cached,
@@ -72,3 +79,10 @@ def history_place(
 
 
 _HISTORY_IGNORE = "# written by trialbook: local history, kept out of commits\n*\n"
+
+
+def rescore_from_option(help_text: str) -> Callable[[F], F]:
+    """``--rescore-from DIR`` (repeatable): earlier run folders whose recorded trials may be re-checked."""
+    return env_option(
+        "--rescore-from", multiple=True, type=click.Path(file_okay=False), metavar="DIR", help=help_text
+    )

@@ -17,7 +17,7 @@ from ..github._stopped import hand_over_error, report_stopped
 from ..runner import handle_signals
 from ..select import parse_shard
 from ._actions_step import ActionsStepCommand, probe_option
-from ._common import env_option, paths_argument
+from ._common import env_option, paths_argument, rescore_from_option
 from ._output import emit_report
 from ._progress import TerminalProgress
 
@@ -89,13 +89,9 @@ def _stopped(args: Sequence[str], message: str) -> None:
     is_flag=True,
     help="Refuse the run when an agent cannot run here, instead of ending its pairs as errors.",
 )
-@env_option(
-    "--rescore-from",
-    multiple=True,
-    type=click.Path(file_okay=False),
-    metavar="DIR",
-    help="An earlier results folder (a downloaded artifact): pairs whose trials it holds and whose "
-    "assertions alone changed are re-checked instead of run (repeatable).",
+@rescore_from_option(
+    "An earlier results folder (a downloaded artifact): pairs whose trials it holds and whose "
+    "assertions alone changed are re-checked instead of run (repeatable)."
 )
 def ci_command(
     paths: tuple[str, ...],

@@ -12,7 +12,7 @@ from ..errors import UsageError
 from ..history._network import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_IDLE_TIMEOUT_S
 from ..runner import RunOptions, SilentSink, handle_signals, run
 from ..select import parse_shard
-from ._common import DEFAULT_HISTORY_DIR, env_option, history_place, paths_argument
+from ._common import DEFAULT_HISTORY_DIR, env_option, history_place, paths_argument, rescore_from_option
 from ._output import emit_report
 from ._progress import TerminalProgress
 
@@ -197,13 +197,9 @@ def run_parameters(command: F) -> F:
             "--unsafe-local", is_flag=True, help="Allow running agents outside CI (they run unconfined)."
         ),
         env_option("--keep-sandboxes", is_flag=True, help="Keep each trial's sandbox folder for inspection."),
-        env_option(
-            "--rescore-from",
-            multiple=True,
-            type=click.Path(file_okay=False),
-            metavar="DIR",
-            help="Another run or results folder whose recorded trials may be re-checked instead of run "
-            "when only assertions changed (repeatable; kept runs and --results-dir are always looked at).",
+        rescore_from_option(
+            "Another run or results folder whose recorded trials may be re-checked instead of run "
+            "when only assertions changed (repeatable; kept runs and --results-dir are always looked at)."
         ),
         env_option("--github-token", help="Token for pushing the history branch over HTTPS."),
     ]

@@ -26,7 +26,7 @@ from ._plan import AgentPool, PlanEntry
 from ._trial import NotStarted, TrialOutcome, TrialRequest, run_trial, settle, trial_cost
 from ._waves import Waves
 
-__all__ = ["ControlOutcome", "EntryResult", "run_plan"]
+__all__ = ["ControlOutcome", "EntryResult", "run_plan", "trial_request"]
 
 
 @frozen_record
@@ -189,41 +189,70 @@ def _requests(
     env_values = render_options(declared, secret_values) if isinstance(declared, dict) else {}
     agent_env = {str(key): str(value) for key, value in env_values.items()}
     secrets = {name: secret_values[name] for name in spec.secrets if name in secret_values}
-    shims = tuple(ShimConfig(s.name, s.mode, s.script) for s in spec.shims)
+    return [
+        trial_request(
+            entry,
+            n,
+            _trial_folder(results_dir, entry, n),
+            prompt=rendered.text,
+            secrets=secrets,
+            agent_env=agent_env,
+            sandbox_root=sandbox_root,
+            keep=keep,
+            results_dir=results_dir,
+        )
+        for n in range(1, spec.trials + 1)
+    ]
+
+
+def trial_request(
+    entry: PlanEntry,
+    trial: int,
+    folder: Path,
+    *,
+    prompt: str = "",
+    secrets: Mapping[str, str] | None = None,
+    agent_env: Mapping[str, str] | None = None,
+    sandbox_root: Path | None = None,
+    keep: bool = False,
+    results_dir: Path | None = None,
+) -> TrialRequest:
+    """Trial ``trial`` of ``entry``, its files in ``folder`` (re-scoring gives only what checks use).
+
+    Under ``bwrap`` isolation the run's ``results_dir`` is among what the trial must not see.
+    """
+    spec: EvalSpec = entry.spec
     isolation = (
         Isolation(
             root=Path("/"),
-            hide=hidden_paths(results_dir.resolve()),
+            hide=hidden_paths(results_dir.resolve() if results_dir is not None else None),
             network="none" if spec.network == "none" else "host",
         )
         if entry.isolation == "bwrap"
         else None
     )
-    return [
-        TrialRequest(
-            eval_id=spec.id,
-            agent_label=entry.label,
-            trial=n,
-            prompt=rendered.text,
-            template=spec.template,
-            template_exclude=spec.template_exclude,
-            shims=shims,
-            secrets=secrets,
-            agent_env=agent_env,
-            assertions=spec.assertions,
-            timeout_s=spec.timeout_s,
-            max_cost_usd=spec.max_cost_usd,
-            folder=_trial_folder(results_dir, entry, n),
-            sandbox_root=sandbox_root,
-            keep_sandbox=keep,
-            instructions=spec.instructions,
-            skills=spec.skills,
-            output_limit=spec.output_limit,
-            check_deadline_s=spec.check_deadline_s,
-            isolation=isolation,
-        )
-        for n in range(1, spec.trials + 1)
-    ]
+    return TrialRequest(
+        eval_id=spec.id,
+        agent_label=entry.label,
+        trial=trial,
+        prompt=prompt,
+        template=spec.template,
+        template_exclude=spec.template_exclude,
+        shims=tuple(ShimConfig(s.name, s.mode, s.script) for s in spec.shims),
+        secrets=secrets or {},
+        agent_env=agent_env or {},
+        assertions=spec.assertions,
+        timeout_s=spec.timeout_s,
+        max_cost_usd=spec.max_cost_usd,
+        folder=folder,
+        sandbox_root=sandbox_root,
+        keep_sandbox=keep,
+        instructions=spec.instructions,
+        skills=spec.skills,
+        output_limit=spec.output_limit,
+        check_deadline_s=spec.check_deadline_s,
+        isolation=isolation,
+    )
 
 
 def _summary_line(outcome: TrialOutcome) -> str:

@@ -32,13 +32,13 @@ from ..sandbox._sandbox import remove_tree
 from ..select import CACHEABLE_VERDICTS
 from ..verdict import trial_passed
 from ._deadline import within
-from ._engine import EntryResult
+from ._engine import EntryResult, trial_request
 from ._explain import explain_trial
 from ._inputs import place_inputs, skills_folder
 from ._manifest import MANIFEST
 from ._outputs import write_trial_files
 from ._plan import PlanEntry, RescoreSource
-from ._trial import TrialOutcome, TrialRequest, trial_cost
+from ._trial import TrialOutcome, trial_cost
 from ._verdicts import unused_shim_note, unused_shims
 
 __all__ = [
@@ -177,8 +177,9 @@ def _rescore_trial(
     records = tuple(masked_record(record, masker) for record in records)
     truncated = document.get("output_truncated")
     cost = trial_cost(result)
+    request = trial_request(entry, number, folder)
     return TrialOutcome(
-        request=_request(entry, number, folder),
+        request=request,
         result=result,
         assertions=records,
         calls=tuple(log.calls),
@@ -187,35 +188,8 @@ def _rescore_trial(
         cost_estimated=cost[1],
         duration_s=(result.duration_ms or 0.0) / 1000,
         sandbox_path=None,
-        unused_shims=unused_shims(_request(entry, number, folder).shims, tuple(log.calls)),
+        unused_shims=unused_shims(request.shims, tuple(log.calls)),
         output_truncated=dict(truncated) if isinstance(truncated, dict) else None,
-    )
-
-
-def _request(entry: PlanEntry, number: int, folder: Path) -> TrialRequest:
-    from ..sandbox import ShimConfig
-
-    spec = entry.spec
-    return TrialRequest(
-        eval_id=spec.id,
-        agent_label=entry.label,
-        trial=number,
-        prompt="",
-        template=spec.template,
-        template_exclude=spec.template_exclude,
-        shims=tuple(ShimConfig(s.name, s.mode, s.script) for s in spec.shims),
-        secrets={},
-        agent_env={},
-        assertions=spec.assertions,
-        timeout_s=spec.timeout_s,
-        max_cost_usd=spec.max_cost_usd,
-        folder=folder,
-        sandbox_root=None,
-        keep_sandbox=False,
-        instructions=spec.instructions,
-        skills=spec.skills,
-        output_limit=spec.output_limit,
-        check_deadline_s=spec.check_deadline_s,
     )
 
 
