@@ -130,7 +130,7 @@ def test_rescore_gives_a_fresh_runs_verdicts_without_starting_an_agent(
     _eval(tmp_path, "version: 2", more=True)
 
     started.clear()
-    rescored = invoke("rescore")
+    rescored = invoke("rescore", env={"CI": None})  # outside CI: no agent starts, so no --unsafe-local
     assert rescored.exit_code == 1, rescored.output  # partial and lazy fail the new checks
     assert started == [] and len(_starts(tmp_path)) == 3 * TRIALS  # no agent process, no script ran
     assert "rescored from the recorded trials of run" in rescored.output
@@ -140,6 +140,14 @@ def test_rescore_gives_a_fresh_runs_verdicts_without_starting_an_agent(
     assert manifest["rescored_from"] == kept.name
     assert {pair["rescored_from"] for pair in manifest["pairs"]} == {kept.name}
     assert [line["extra"]["rescored_from"] for line in manifest["history_lines"]] == [kept.name] * 3
+    recorded = [
+        json.loads(line) for line in (tmp_path / ".trialbook/history/work.jsonl").read_text().splitlines()
+    ]
+    assert [(line["agent"], line["extra"]["rescored_from"]) for line in recorded] == [
+        ("good", kept.name),
+        ("partial", kept.name),
+        ("lazy", kept.name),
+    ]
     for trial in range(1, TRIALS + 1):  # the recorded files came along into the new run folder
         assert (again / f"evals/work/good/trial-{trial}/changes.json").is_file()
         assert (again / f"evals/work/good/trial-{trial}/script.log").is_file()

@@ -11,7 +11,7 @@ from ..runner import RunOptions, handle_signals
 from ..runner import run as run_evals
 from ..runner._manifest import MANIFEST, read_manifest
 from ..runner._runs import latest_run
-from ._common import env_option
+from ._common import DEFAULT_HISTORY_DIR, env_option, history_place
 from ._output import emit_report
 from ._progress import TerminalProgress
 
@@ -71,7 +71,12 @@ def _eval_files(folder: Path, given: tuple[str, ...]) -> tuple[Path, ...]:
     help="Write the new run's folder here instead of a new kept run under .trialbook/runs/.",
 )
 @env_option("--keep-runs", type=click.IntRange(min=1), default=20, show_default=True, metavar="N")
-@env_option("--history-dir", type=click.Path(file_okay=False), help="Keep history as DIR/<id>.jsonl files.")
+@env_option(
+    "--history-dir",
+    type=click.Path(file_okay=False),
+    help=f"Keep history as DIR/<id>.jsonl files [default: {DEFAULT_HISTORY_DIR} outside CI, unless "
+    "--history-branch is given].",
+)
 @env_option("--history-branch", metavar="NAME", help="Keep history on this orphan git branch.")
 def rescore_command(
     run: str | None,
@@ -92,6 +97,7 @@ def rescore_command(
     Exit codes: 0 every re-checked pair passed, 1 one failed or a pair was not_rescorable, 2 bad input.
     """
     folder = find_run(run)
+    history_dir, history_branch = history_place(history_dir, history_branch, recording=True)
     options = RunOptions(
         paths=_eval_files(folder, eval_paths),
         rescore_run=folder,
