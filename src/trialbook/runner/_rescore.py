@@ -13,6 +13,7 @@ import os
 import shutil
 import stat
 import tempfile
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -148,6 +149,7 @@ def _rescore_trial(
     if entry.spec.shims and raw_calls is None:
         return f"trial {number}: the eval has shims but no calls.jsonl was recorded"
     log = parse_call_log(raw_calls or b"", source=str(folder / "calls.jsonl"))
+    began = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="trialbook-rescore-"))
     try:
         workdir = scratch / "work"
@@ -186,7 +188,8 @@ def _rescore_trial(
         passed=trial_passed(result, [record.passed for record in records]),
         cost_usd=cost[0],
         cost_estimated=cost[1],
-        duration_s=(result.duration_ms or 0.0) / 1000,
+        # The agent's own time when it reported one (what running the trial takes), else this check's.
+        duration_s=result.duration_ms / 1000 if result.duration_ms is not None else time.monotonic() - began,
         sandbox_path=None,
         unused_shims=unused_shims(request.shims, tuple(log.calls)),
         output_truncated=dict(truncated) if isinstance(truncated, dict) else None,
