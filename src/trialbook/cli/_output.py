@@ -27,9 +27,13 @@ def render_plan(report: RunReport) -> str:
         action = "rescore" if entry.rescore is not None else entry.action
         lines.append(f"{action:<9} {entry.spec.id} [{entry.label}] — {entry.reason}")
     runnable = sum(1 for e in report.plan if e.action == "run" and e.rescore is None)
+    rescored = sum(1 for e in report.plan if e.rescore is not None)
     trials = sum(e.spec.trials for e in report.plan if e.action == "run" and e.rescore is None)
     pairs = plural(runnable, "eval × agent pair")
-    lines.append(f"{pairs} to run ({plural(trials, 'trial')}), {len(report.plan) - runnable} not run")
+    also = f", {rescored} rescored from recorded trials" if rescored else ""
+    lines.append(
+        f"{pairs} to run ({plural(trials, 'trial')}){also}, {len(report.plan) - runnable - rescored} not run"
+    )
     if report.controls:
         count = plural(len(report.controls), "negative control trial")
         lines.append(

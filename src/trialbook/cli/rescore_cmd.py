@@ -10,6 +10,7 @@ from ..errors import ExitCode, UsageError
 from ..runner import RunOptions, handle_signals
 from ..runner import run as run_evals
 from ..runner._manifest import MANIFEST, read_manifest
+from ..runner._rescore import NOT_RESCORABLE
 from ..runner._runs import latest_run
 from ._common import DEFAULT_HISTORY_DIR, env_option, history_place
 from ._output import emit_report
@@ -115,9 +116,10 @@ def rescore_command(
         finally:
             progress.close()
         code = emit_report(report, options)
-    refused = [entry for entry in report.plan if entry.reason.startswith("not_rescorable")]
+    refused = [entry for entry in report.plan if entry.reason.startswith(NOT_RESCORABLE)]
     for entry in refused:
-        click.echo(report.masker.text(f"not_rescorable {entry.spec.id} [{entry.label}]: {entry.reason}"))
+        why = entry.reason.removeprefix(f"{NOT_RESCORABLE}: ")
+        click.echo(report.masker.text(f"{NOT_RESCORABLE} {entry.spec.id} [{entry.label}]: {why}"))
     if refused and code == ExitCode.OK:
         code = ExitCode.FAILED
     raise SystemExit(cancel.exit_code or code)

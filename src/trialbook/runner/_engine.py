@@ -129,7 +129,7 @@ class EntryResult(Record):
         """What a reader should know beyond the counts (see the table's note column)."""
         notes: list[str] = []
         if self.rescored_from is not None:
-            cost = "" if self.cost_usd is None else f", saving the ${self.cost_usd:.2f} its trials cost"
+            cost = f", saving the ${self.cost_usd:.2f} its trials cost" if self.cost_usd else ""
             notes.append(
                 f"rescored from the recorded trials of run {self.rescored_from}: no agent started{cost}"
             )

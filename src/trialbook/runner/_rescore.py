@@ -43,6 +43,7 @@ from ._trial import TrialOutcome, trial_cost
 from ._verdicts import unused_shim_note, unused_shims
 
 __all__ = [
+    "NOT_RESCORABLE",
     "RescoredPair",
     "plan_rescores",
     "reasons_text",
@@ -50,6 +51,10 @@ __all__ = [
     "rescore_pair",
     "write_rescored",
 ]
+
+
+NOT_RESCORABLE = "not_rescorable"
+"""How a pair ``trialbook rescore`` could not re-check is reported (its reason starts with it)."""
 
 
 @frozen_record
@@ -271,9 +276,9 @@ def reasons_text(reasons: Sequence[str]) -> str:
 
 def _explicit_reason(entry: PlanEntry, run_id: str, in_run: frozenset[tuple[str, str]]) -> str:
     if (entry.spec.id, entry.label) not in in_run:
-        return f"not_rescorable: run {run_id} did not run it"
+        return f"{NOT_RESCORABLE}: run {run_id} did not run it"
     return (
-        f"not_rescorable: the eval changed beyond its assertions since run {run_id} (prompt, agent, "
+        f"{NOT_RESCORABLE}: the eval changed beyond its assertions since run {run_id} (prompt, agent, "
         "template, inputs or trial settings), or that run did not finish all its trials: run it again"
     )
 
@@ -307,7 +312,7 @@ def plan_rescores(
         if found is None or found.result is None:
             if explicit is not None:
                 why = _explicit_reason(entry, *explicit) if found is None else reasons_text(found.reasons)
-                reason = why if found is None else f"not_rescorable: {why}"
+                reason = why if found is None else f"{NOT_RESCORABLE}: {why}"
                 entry = replace(entry, action="filtered", reason=reason)
             elif found is not None and source is not None:
                 why = reasons_text(found.reasons)

@@ -13,6 +13,7 @@ from ._arms import comparisons
 from ._engine import EntryResult
 from ._history import cached_failures
 from ._plan import PlanEntry
+from ._rescore import NOT_RESCORABLE
 from ._run import RunReport
 from ._triggers import trigger_groups
 from ._versions import version_drift
@@ -191,5 +192,7 @@ def table_rows(report: RunReport) -> list[TableRow]:
             if entry.action == "cached" and last is not None:
                 vacuous = (getattr(last, "extra", None) or {}).get("vacuous") is True
                 verdict = f"cached ({'vacuous' if vacuous else getattr(last, 'verdict', '?')})"
+            elif entry.reason.startswith(NOT_RESCORABLE):
+                verdict = NOT_RESCORABLE
             rows.append(TableRow(entry.spec.id, entry.label, None, None, verdict, None, None))
     return rows
