@@ -312,3 +312,27 @@ def test_a_tampered_run_folder_is_read_as_data(invoke: Invoke, tmp_path: Path, s
     new = _latest(tmp_path) / "evals/work/good/trial-1"
     assert (new / "changes.json").is_file()
     assert not (new / "evil").exists() and not (new / "evil").is_symlink() and not (new / "pipe").exists()
+
+
+def test_a_trial_past_the_listing_limit_is_not_rescorable_and_gone_evals_are_an_error(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    script = "for i in $(seq 1002); do echo $i > f$i.txt; done"
+    write(
+        tmp_path / "evals/many.eval.yaml",
+        f"prompt_text: many files\nagents: [{{name: s, script: {json.dumps(script)}}}]\n"
+        "assert:\n  - file_exists: f1.txt\n",
+    )
+    assert invoke("eval").exit_code == 0
+    text = (tmp_path / "evals/many.eval.yaml").read_text().replace("f1.txt", "f2.txt")
+    (tmp_path / "evals/many.eval.yaml").write_text(text)
+
+    result = invoke("rescore")
+    assert result.exit_code == 1, result.output
+    assert "2 changed paths past the 1000-entry limit are not listed" in result.output
+
+    (tmp_path / "evals/many.eval.yaml").unlink()
+    gone = invoke("rescore")
+    assert gone.exit_code == 2
+    assert "manifest.json: field pairs[].eval_file names no eval file that exists here" in gone.output
+    assert "--evals" in gone.output
