@@ -161,3 +161,28 @@ def test_a_timeout_under_bwrap_ends_the_trial_and_every_process_in_it(tmp_path: 
     assert "hang [hanger] trial 1: FAIL (timeout" in done.stdout
     survivors = subprocess.run(["pgrep", "-f", "sleep 30123$"], capture_output=True, text=True, check=False)
     assert survivors.stdout == ""
+
+
+def test_a_root_agent_that_leaves_its_cgroup_and_session_does_not_outlive_a_bwrap_trial(
+    tmp_path: Path,
+) -> None:
+    # The escape that gets past process cleanup without isolation (docs/processes.md): a cleared
+    # environment (no marker), a new session, the root cgroup, a disguised name. In the trial's PID
+    # namespace it is still one of the trial's processes, and the kernel ends it with the namespace.
+    ensure("bubblewrap")
+    (tmp_path / "evals").mkdir()
+    escape = (
+        "(env -i setsid bash -c 'echo $$ > /sys/fs/cgroup/cgroup.procs 2>/dev/null; "
+        "exec -a tb-escapee sleep 30127' < /dev/null > /dev/null 2>&1 &); touch started"
+    )
+    (tmp_path / "evals/escape.eval.yaml").write_text(
+        f"prompt_text: escape\nagents: [{{name: escaper, script: {json.dumps(escape)}}}]\n"
+        "negative_control: false\nsandbox: {isolation: bwrap}\nassert: [file_exists: started]\n"
+    )
+    done = subprocess.run(
+        [str(TRIALBOOK), "eval", "evals"], cwd=tmp_path, env={**os.environ, "CI": "true"},
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    survivors = subprocess.run(["pgrep", "-f", "tb-escapee|sleep 30127"], capture_output=True, text=True)
+    assert survivors.stdout == ""
