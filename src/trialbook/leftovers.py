@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._owner import OWNER_PATTERN, owner_gone, temp_prefix
-from ._records import Record
 from .fsutil import abandoned_temp_files
 from .sandbox._cgroup import sweep_stale_roots
 from .sandbox._sandbox import remove_tree
@@ -29,8 +28,8 @@ __all__ = ["Swept", "sweep", "temp_prefix"]
 _FOLDER = re.compile(rf"trialbook-{OWNER_PATTERN}-.*")
 
 
-@dataclass(eq=False, repr=False)
-class Swept(Record):
+@dataclass
+class Swept:
     """What a sweep removed, and what it could not remove (with the reason)."""
 
     removed: list[Path] = field(default_factory=list)

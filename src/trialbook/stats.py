@@ -16,9 +16,8 @@ base nor stops trials early never uses it.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
-
-from ._records import FrozenRecord, frozen_record
 
 if TYPE_CHECKING:
     from fractions import Fraction
@@ -53,8 +52,8 @@ REGRESSION_TEST_NAME = "one-sided Fisher exact test"
 _Z95 = 1.959963984540054
 
 
-@frozen_record(kw_only=True)
-class RegressionTest(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class RegressionTest:
     """The outcome of comparing the current trials with the base's last recorded trials.
 
     Attributes:

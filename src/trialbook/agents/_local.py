@@ -7,10 +7,10 @@ results read like any other agent's: a user turn, one assistant turn per tool ca
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import ClassVar
 
 from .. import __version__
-from .._records import FrozenRecord, frozen_record
 from ..evidence import AgentResult, JsonValue, StopReason, ToolCall, Turn
 from ._excerpt import excerpt
 from ._protocol import AgentTask, Availability
@@ -41,8 +41,8 @@ class LocalAgent:
         """Nothing is shared across trials."""
 
 
-@frozen_record
-class LocalStep(FrozenRecord):
+@dataclass(frozen=True)
+class LocalStep:
     """One command that ran: ``exit_code`` is ``None`` when it was killed at the deadline.
 
     ``stored_in`` names the file of the trial folder that keeps ``output`` whole (``script.log``,

@@ -7,11 +7,10 @@ run many trials concurrently, and is closed at the end so shared resources (a CL
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from .._records import FrozenRecord, frozen_record
 from ..evidence import AgentResult, DeclaredInput, JsonValue
 from ..masking import Masker
 from ..sandbox._capture import OutputCapture
@@ -20,16 +19,16 @@ from ..sandbox._isolation import Isolation
 __all__ = ["Agent", "AgentFactory", "AgentSpec", "AgentTask", "Availability"]
 
 
-@frozen_record
-class Availability(FrozenRecord):
+@dataclass(frozen=True)
+class Availability:
     """Whether an agent can run here; ``reason`` says what is missing and how to fix it."""
 
     ok: bool
     reason: str | None = None
 
 
-@frozen_record
-class AgentSpec(FrozenRecord):
+@dataclass(frozen=True)
+class AgentSpec:
     """An agent as an eval file names it: ``literal`` or ``{name: copilot, model: ..., env: {...}}``.
 
     ``options`` holds every key but ``name``, values as written (after ``{{ secrets.X }}`` rendering,
@@ -41,8 +40,8 @@ class AgentSpec(FrozenRecord):
     source: str = "<command line>"
 
 
-@frozen_record(kw_only=True)
-class AgentTask(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class AgentTask:
     """One trial handed to an adapter.
 
     ``env`` is the complete environment the agent's processes get: the sandbox's (shims first on PATH,

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Collection, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .._records import FrozenRecord, frozen_record
 from ..errors import ConfigError, UsageError
 from . import script
 from ._protocol import Agent, AgentFactory, AgentSpec
@@ -31,8 +31,8 @@ __all__ = [
 ENTRY_POINT_GROUP = "trialbook.agents"
 
 
-@frozen_record
-class RegisteredAgent(FrozenRecord):
+@dataclass(frozen=True)
+class RegisteredAgent:
     """One entry point of the group: its name, ``module:function`` target, and why it cannot load (if so)."""
 
     name: str

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import ClassVar
 
-from .._records import FrozenRecord, frozen_record
 from ..evidence import AssertionRecord, JsonObject
 from ._base import make_label
 from ._pattern import Pattern, PatternLike
@@ -34,8 +34,8 @@ def sandbox_path(path: str) -> str:
     return path
 
 
-@frozen_record
-class FileExists(FrozenRecord):
+@dataclass(frozen=True)
+class FileExists:
     """``path`` (a file or folder, relative to the sandbox) exists after the agent finished."""
 
     path: str
@@ -62,8 +62,8 @@ class FileExists(FrozenRecord):
         return {"kind": self.kind, "path": self.path}
 
 
-@frozen_record
-class FileContains(FrozenRecord):
+@dataclass(frozen=True)
+class FileContains:
     """The text file ``path`` contains ``pattern`` (a substring, or a ``/regex/`` searched in the text)."""
 
     path: str

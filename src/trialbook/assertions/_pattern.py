@@ -9,16 +9,16 @@ see :mod:`._regex`).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from .._records import FrozenRecord, frozen_record
 from ..evidence import JsonValue
 from ._regex import Regex, compile_regex
 
 __all__ = ["Pattern", "PatternLike"]
 
 
-@frozen_record
-class Pattern(FrozenRecord):
+@dataclass(frozen=True)
+class Pattern:
     """A call or text pattern as written (``text``), with its compiled regex when it is one."""
 
     text: str

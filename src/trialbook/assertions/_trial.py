@@ -6,17 +6,17 @@ Assertions stay pure: they read a trial only through :class:`FinishedTrial`, whi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from .._records import FrozenRecord, frozen_record
 from ..evidence import AgentResult
 
 __all__ = ["Call", "CommandOutcome", "FinishedTrial"]
 
 
-@frozen_record
-class Call(FrozenRecord):
+@dataclass(frozen=True)
+class Call:
     """One call a shim recorded, as a line of the trial's ``calls.jsonl``.
 
     ``argv[0]`` is the shimmed binary's name as the agent typed it (no directory). ``exit_code`` is
@@ -37,8 +37,8 @@ class Call(FrozenRecord):
         return " ".join(self.argv)
 
 
-@frozen_record
-class CommandOutcome(FrozenRecord):
+@dataclass(frozen=True)
+class CommandOutcome:
     """How a command run in the finished sandbox ended; ``exit_code`` is ``None`` when it timed out."""
 
     exit_code: int | None

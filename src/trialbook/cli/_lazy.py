@@ -12,11 +12,11 @@ from __future__ import annotations
 import gc
 import importlib
 from collections.abc import Iterator, Mapping, MutableMapping
+from dataclasses import dataclass
 from typing import Any
 
 import click
 
-from .._records import FrozenRecord, frozen_record
 from ._common import TrialbookGroup
 
 __all__ = ["LazyCommand", "LazyGroup", "freeze_imports"]
@@ -36,8 +36,8 @@ def freeze_imports() -> None:
     _FREEZE.append(True)
 
 
-@frozen_record
-class LazyCommand(FrozenRecord):
+@dataclass(frozen=True)
+class LazyCommand:
     """Where a command lives (``module:attribute``, relative to this package) and its one-line summary."""
 
     target: str

@@ -8,14 +8,13 @@ trials that finished: the mean duration times the work left, spread over the tri
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-
-from .._records import FrozenRecord, frozen_record
+from dataclasses import dataclass
 
 __all__ = ["RunningTrial", "StatusCounts", "colour_wanted", "eta_seconds", "format_clock", "status_line"]
 
 
-@frozen_record
-class RunningTrial(FrozenRecord):
+@dataclass(frozen=True)
+class RunningTrial:
     """A trial that has started and not finished, with when it started (monotonic seconds)."""
 
     eval_id: str
@@ -24,8 +23,8 @@ class RunningTrial(FrozenRecord):
     started: float
 
 
-@frozen_record
-class StatusCounts(FrozenRecord):
+@dataclass(frozen=True)
+class StatusCounts:
     """Where the run stands."""
 
     done: int

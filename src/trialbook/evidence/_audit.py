@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import re
-
-from .._records import FrozenRecord, frozen_record
+from dataclasses import dataclass
 
 __all__ = ["RequestAudit"]
 
 _SHA256 = r"[0-9a-f]{64}"  # compiled (and cached by ``re``) for the first audit
 
 
-@frozen_record
-class RequestAudit(FrozenRecord):
+@dataclass(frozen=True)
+class RequestAudit:
     """One outgoing model request (or one validated WebSocket ``response.create`` message), as sent.
 
     ``instructions_sha256`` hashes the system/developer text actually sent, joined in order with two

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .._records import frozen_record
 from ._result import AgentResult
 from ._usage import UsageEntry
 
@@ -56,7 +55,7 @@ class SubagentInvocation:
     result: CopilotResult | None = None
 
 
-@frozen_record(kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class CopilotResult(AgentResult):
     """The evidence of one Copilot session, with framework-owned child sessions nested in it.
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
-from .._records import FrozenRecord, frozen_record
 from ._json import JsonValue
 
 __all__ = [
@@ -37,8 +37,8 @@ _SPACE = r"\s+"
 _FRONT_MATTER = r"(?s)\A---[ \t]*\r?\n.*?\r?\n---[ \t]*(?:\r?\n|\Z)"
 
 
-@frozen_record
-class InstructionLoad(FrozenRecord):
+@dataclass(frozen=True)
+class InstructionLoad:
     """One declared input in a trial's evidence.
 
     ``path`` is where it was placed in the sandbox (a file, or a skill's folder), ``sha256`` the hex hash of
@@ -60,8 +60,8 @@ def normalize_text(text: str) -> str:
     return re.sub(_SPACE, " ", text).strip()
 
 
-@frozen_record
-class DeclaredInput(FrozenRecord):
+@dataclass(frozen=True)
+class DeclaredInput:
     """What the decision needs of one declared input: its evidence identity and the texts that show it.
 
     ``needles`` are normalized texts; the input counts as loaded when a request's context holds any one of

@@ -7,10 +7,9 @@ of an eval), each with its full result record.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal, get_args
 
-from .._records import FrozenRecord, frozen_record
 from ._json import JsonValue
 from ._result import AgentResult
 
@@ -31,8 +30,8 @@ Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", 
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
 
 
-@frozen_record
-class AssertionRecord(FrozenRecord):
+@dataclass(frozen=True)
+class AssertionRecord:
     """The result of one check over a finished trial: what was expected and what was seen.
 
     ``error`` is set when the check itself could not run (a crashing custom check), which never passes.
@@ -46,8 +45,8 @@ class AssertionRecord(FrozenRecord):
     error: str | None = None
 
 
-@frozen_record(kw_only=True)
-class ExecutionRecord(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class ExecutionRecord:
     """One captured agent run inside a test.
 
     ``trial`` numbers the trials of an eval from 1 (``None`` for pytest executions); ``passed`` is that
@@ -74,8 +73,8 @@ class ExecutionRecord(FrozenRecord):
         return self.result.estimated_cost().unpriced_models
 
 
-@frozen_record(kw_only=True)
-class TestReport(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class TestReport:
     """One pytest test or one eval × agent.
 
     ``properties`` carries verification properties (pytest ``record_property``, or an eval's pass-rate
@@ -92,8 +91,8 @@ class TestReport(FrozenRecord):
     executions: tuple[ExecutionRecord, ...] = ()
 
 
-@frozen_record(kw_only=True)
-class SuiteMetadata(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class SuiteMetadata:
     """Where and when a suite was produced."""
 
     producer: str
@@ -105,8 +104,8 @@ class SuiteMetadata(FrozenRecord):
     ci_run_url: str | None = None
 
 
-@frozen_record(kw_only=True)
-class SuiteReport(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class SuiteReport:
     """A whole run: metadata, tests and outcome counts, in schema :data:`SCHEMA_VERSION`."""
 
     DERIVED: ClassVar[tuple[str, ...]] = ("outcome_counts",)

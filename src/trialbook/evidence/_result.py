@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal, get_args
 
-from .._records import FrozenRecord, frozen_record
 from ._audit import RequestAudit
 from ._json import JsonObject, JsonValue
 from ._loading import InstructionLoad
@@ -32,8 +32,8 @@ StopReason = Literal[
 STOP_REASONS: tuple[str, ...] = get_args(StopReason)
 
 
-@frozen_record
-class Turn(FrozenRecord):
+@dataclass(frozen=True)
+class Turn:
     """One normalized conversation turn.
 
     ``role`` is ``user``, ``assistant`` or ``system``; ``content`` is ``None`` when the turn carried no
@@ -46,8 +46,8 @@ class Turn(FrozenRecord):
     tool_call_ids: tuple[str | None, ...] = ()
 
 
-@frozen_record(kw_only=True)
-class AgentResult(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class AgentResult:
     """The evidence of one agent run (one trial).
 
     ``cost_usd`` is the cost the agent itself reported (``0.0`` for agents that call no model), or ``None``

@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
-from .._records import FrozenRecord, frozen_record
 from ._json import JsonValue
 
 __all__ = ["ToolCall", "ToolImage"]
 
 
-@frozen_record
-class ToolImage(FrozenRecord):
+@dataclass(frozen=True)
+class ToolImage:
     """An image a tool returned: raw bytes and the media type when known."""
 
     content: bytes
     media_type: str | None
 
 
-@frozen_record
-class ToolCall(FrozenRecord):
+@dataclass(frozen=True)
+class ToolCall:
     """A tool call and its completion.
 
     ``result`` is ``""`` for a genuinely empty output and ``None`` when no text was captured;

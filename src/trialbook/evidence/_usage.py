@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-from .._records import FrozenRecord, frozen_record
+from dataclasses import dataclass
 
 __all__ = ["PRICES", "CostEstimate", "ModelPrice", "UsageEntry", "estimate_cost", "sum_known"]
 
 
-@frozen_record
-class UsageEntry(FrozenRecord):
+@dataclass(frozen=True)
+class UsageEntry:
     """Tokens one model request (or one reported aggregate) used. Each count is ``None`` when not reported.
 
     ``input_tokens`` includes cached input when the agent reports it that way (Copilot, Codex); adapters
@@ -52,8 +51,8 @@ def sum_known(values: Iterable[int | None]) -> int | None:
     return total
 
 
-@frozen_record
-class ModelPrice(FrozenRecord):
+@dataclass(frozen=True)
+class ModelPrice:
     """USD per million tokens for one model."""
 
     input: float
@@ -75,8 +74,8 @@ PRICES: dict[str, ModelPrice] = {
 }
 
 
-@frozen_record
-class CostEstimate(FrozenRecord):
+@dataclass(frozen=True)
+class CostEstimate:
     """An estimate from reported token counts; not a claim of complete billing evidence.
 
     ``usd`` is ``None`` when any entry could not be priced (unknown model or unknown counts);

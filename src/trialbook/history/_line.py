@@ -10,13 +10,11 @@ import json
 import math
 import re
 import uuid
-from dataclasses import field, fields
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal, get_args
 
 from trialbook.errors import ConfigError
-
-from .._records import FrozenRecord, frozen_record
 
 __all__ = ["LINE_VERSION", "HistoryLine", "Verdict", "format_started_at", "new_run_id", "parse_started_at"]
 
@@ -50,8 +48,8 @@ def parse_started_at(text: str) -> datetime:
     return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC)
 
 
-@frozen_record(kw_only=True)
-class HistoryLine(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class HistoryLine:
     """The verdict of one eval x agent in one run.
 
     Unknown stays unknown: ``cost_usd``, ``duration_s``, ``pass_rate`` (no trial finished),

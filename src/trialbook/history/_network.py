@@ -15,10 +15,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from trialbook.errors import UsageError
-
-from .._records import FrozenRecord, frozen_record
 
 __all__ = [
     "CONNECT_TIMEOUT_ENV",
@@ -49,8 +48,8 @@ def _seconds(value: float | str, name: str) -> float:
     return seconds
 
 
-@frozen_record
-class NetworkTimeouts(FrozenRecord):
+@dataclass(frozen=True)
+class NetworkTimeouts:
     """The connect and idle timeouts of history fetches and pushes, in seconds."""
 
     connect_s: float = DEFAULT_CONNECT_TIMEOUT_S

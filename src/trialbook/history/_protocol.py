@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from trialbook.errors import ExitCode, TrialbookError
 
-from .._records import FrozenRecord, frozen_record
 from ._line import HistoryLine
 
 __all__ = ["HistoryAuthError", "HistoryError", "HistoryPushError", "HistoryStore", "SyncAction", "SyncReport"]
@@ -17,8 +17,8 @@ SyncAction = Literal[
 ]
 
 
-@frozen_record(kw_only=True)
-class SyncReport(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class SyncReport:
     """What ``sync()`` did.
 
     Attributes:

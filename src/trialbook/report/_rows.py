@@ -6,15 +6,16 @@ job summary and the PR comment show, so the renderers stay pure and can be teste
 
 from __future__ import annotations
 
-from .._records import FrozenRecord, frozen_record
+from dataclasses import dataclass
+
 from ..stats import DEFAULT_ALPHA, RegressionTest, regression_test
 from .flaky import Stability, against_window
 
 __all__ = ["BaseResult", "ListedEval", "ReviewRow", "cached_note"]
 
 
-@frozen_record(kw_only=True)
-class BaseResult(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class BaseResult:
     """The base ref's last recorded result for one eval × agent, read from history.
 
     Attributes:
@@ -30,8 +31,8 @@ class BaseResult(FrozenRecord):
     commit: str | None = None
 
 
-@frozen_record(kw_only=True)
-class ReviewRow(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class ReviewRow:
     """One eval × agent that ran in this job.
 
     Attributes:
@@ -95,8 +96,8 @@ class ReviewRow(FrozenRecord):
         )
 
 
-@frozen_record(kw_only=True)
-class ListedEval(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class ListedEval:
     """An eval × agent that did not run in this job, with the reason (cached, skipped, not started).
 
     Attributes:

@@ -9,10 +9,10 @@ say which of the two a reviewer is looking at. Pure: it reads only fields every 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from .._records import FrozenRecord, frozen_record
 from ..stats import DEFAULT_ALPHA, RegressionTest, fisher_one_sided_less, regression_test, wilson_interval
 
 __all__ = [
@@ -69,8 +69,8 @@ def is_base_run(run: object) -> bool:
     return not str(extra.get("ref", "")).startswith("refs/pull/")
 
 
-@frozen_record(kw_only=True)
-class Stability(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class Stability:
     """An eval × agent over its window of runs.
 
     Attributes:

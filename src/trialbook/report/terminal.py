@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from .._records import FrozenRecord, frozen_record
 from ..stats import format_rate
 
 __all__ = ["TableRow", "fit", "format_cost", "format_usd", "render_table", "visible"]
@@ -37,8 +37,8 @@ def visible(text: str) -> str:
     return _CONTROL.sub(lambda found: f"\\x{ord(found[0]):02x}", text)
 
 
-@frozen_record
-class TableRow(FrozenRecord):
+@dataclass(frozen=True)
+class TableRow:
     """One eval × agent line of the final table."""
 
     eval_id: str

@@ -9,7 +9,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._records import FrozenRecord, Record, frozen_record
 from ..evidence import AgentResult
 from ..masking import Masker
 from ..sandbox import Isolation, ShimConfig, hidden_paths
@@ -29,8 +28,8 @@ from ._waves import Waves
 __all__ = ["ControlOutcome", "EntryResult", "run_plan", "trial_request"]
 
 
-@frozen_record
-class ControlOutcome(FrozenRecord):
+@dataclass(frozen=True)
+class ControlOutcome:
     """An eval's negative control: whether its assertions all held with no agent, and which held.
 
     ``key`` is the control's cache key; history keeps it with the outcome so the control runs once per
@@ -42,8 +41,8 @@ class ControlOutcome(FrozenRecord):
     held: tuple[str, ...] = ()
 
 
-@dataclass(eq=False, repr=False)
-class EntryResult(Record):
+@dataclass
+class EntryResult:
     """What happened to one eval × agent of the plan."""
 
     entry: PlanEntry

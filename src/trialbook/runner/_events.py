@@ -5,15 +5,14 @@ Payloads are frozen dataclasses so they can grow without breaking a sink someone
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
-
-from .._records import FrozenRecord, frozen_record
 
 __all__ = ["ProgressSink", "TrialFinished", "TrialStarted"]
 
 
-@frozen_record
-class TrialStarted(FrozenRecord):
+@dataclass(frozen=True)
+class TrialStarted:
     """A trial got its sandbox and its agent is running."""
 
     eval_id: str
@@ -23,8 +22,8 @@ class TrialStarted(FrozenRecord):
     remaining: int
 
 
-@frozen_record
-class TrialFinished(FrozenRecord):
+@dataclass(frozen=True)
+class TrialFinished:
     """A trial ended; ``summary`` is one already-masked line describing the outcome."""
 
     eval_id: str

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from .._records import FrozenRecord, frozen_record
 from ..assertions import Call
 from ..assertions._base import exit_text
 from ..evidence import AgentResult, AssertionRecord, ToolCall
@@ -158,8 +158,8 @@ def _stderr_tail(folder: Path | None, count: int) -> tuple[str, list[str]] | Non
     return None
 
 
-@frozen_record
-class Explanation(FrozenRecord):
+@dataclass(frozen=True)
+class Explanation:
     """A failed trial, explained: ``headline`` is one line; the evidence lines are masked and bounded."""
 
     headline: str

@@ -14,10 +14,10 @@ import os
 import re
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from .._owner import OWNER_PATTERN, owner_gone, owner_tag, pid_alive
-from .._records import FrozenRecord, frozen_record
 from ..errors import UsageError
 from ..fsutil import NAME_MAX, NotDurableError, atomic_write_text, sync_directory, sync_folder, sync_later
 
@@ -192,8 +192,8 @@ def claim(folder: Path, kind: str) -> None:
         atomic_write_text(folder / ".gitignore", _IGNORE)
 
 
-@frozen_record
-class StagedFolder(FrozenRecord):
+@dataclass(frozen=True)
+class StagedFolder:
     """A run being written at ``staging``; :meth:`commit` puts it at ``final``."""
 
     final: Path

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from .._records import FrozenRecord, frozen_record
 from .._words import plural
 from ..history import HistoryLine
 from ._plan import PlanEntry
@@ -19,8 +19,8 @@ from ._plan import PlanEntry
 __all__ = ["Forecast", "PairForecast", "forecast"]
 
 
-@frozen_record
-class PairForecast(FrozenRecord):
+@dataclass(frozen=True)
+class PairForecast:
     """One eval × agent: trials planned and the medians per trial (``None`` without history)."""
 
     key: str
@@ -29,8 +29,8 @@ class PairForecast(FrozenRecord):
     seconds_per_trial: float | None
 
 
-@frozen_record
-class Forecast(FrozenRecord):
+@dataclass(frozen=True)
+class Forecast:
     """The whole run's expected cost and wall time."""
 
     pairs: tuple[PairForecast, ...]

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .._records import Record
-
 __all__ = ["BudgetLedger"]
 
 
-@dataclass(eq=False, repr=False)
-class BudgetLedger(Record):
+@dataclass
+class BudgetLedger:
     """Running total of known spend against an optional limit.
 
     Trials whose cost is unknown are counted separately rather than as free, so the summary can name them

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
-
-from .._records import FrozenRecord, frozen_record
 
 __all__ = ["RunOptions"]
 
@@ -16,8 +14,8 @@ def _environ() -> dict[str, str]:
     return dict(os.environ)
 
 
-@frozen_record(kw_only=True)
-class RunOptions(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class RunOptions:
     """The options of ``trialbook eval`` (and ``ci``), with the documented defaults."""
 
     paths: tuple[Path, ...] = (Path("evals"),)

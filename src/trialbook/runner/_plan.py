@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from .._records import FrozenRecord, frozen_record
 from ..agents import Agent, AgentSpec, create_agent
 from ..agents.noop import NoopAgent
 from ..errors import UsageError
@@ -65,8 +64,8 @@ ADAPTIVE_MIN_TRIALS = 3
 Action = Literal["run", "cached", "unchanged", "filtered"]
 
 
-@frozen_record
-class RescoreSource(FrozenRecord):
+@dataclass(frozen=True)
+class RescoreSource:
     """A kept run's recorded trials of one eval × agent, to be re-checked instead of run again.
 
     ``folder`` is the pair's folder in that run (``evals/<id>/<agent>``), holding ``trial-N`` folders.
@@ -78,8 +77,8 @@ class RescoreSource(FrozenRecord):
     """The pair's cache key in that run: the same as now means nothing changed, not only the checks."""
 
 
-@frozen_record
-class PlanEntry(FrozenRecord):
+@dataclass(frozen=True)
+class PlanEntry:
     """One eval × agent and what the run will do with it."""
 
     spec: EvalSpec

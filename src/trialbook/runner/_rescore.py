@@ -15,12 +15,11 @@ import stat
 import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .._blocking import run_blocking
-from .._records import FrozenRecord, frozen_record
 from ..agents import Agent
 from ..evidence import AgentResult, load_result, read_json
 from ..masking import Masker, masked_record
@@ -57,8 +56,8 @@ NOT_RESCORABLE = "not_rescorable"
 """How a pair ``trialbook rescore`` could not re-check is reported (its reason starts with it)."""
 
 
-@frozen_record
-class RescoredPair(FrozenRecord):
+@dataclass(frozen=True)
+class RescoredPair:
     """One pair re-checked: its result, or (``result`` ``None``) why its trials cannot be."""
 
     result: EntryResult | None

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._blocking import run_blocking
-from .._records import Record
 from ..agents import AgentNames
 from ..errors import BudgetForecastError, ConfigError, ExitCode, RunAbortedError, UsageError
 from ..evidence import JsonObject, SuiteReport, publish_json, suite_to_json
@@ -58,8 +57,8 @@ class SilentSink:
         """Ignore."""
 
 
-@dataclass(eq=False, repr=False)
-class RunReport(Record):
+@dataclass
+class RunReport:
     """Everything a front end needs to report a run."""
 
     plan: list[PlanEntry]

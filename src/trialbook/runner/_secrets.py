@@ -14,9 +14,8 @@ masker unchecked.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 
-from .._records import FrozenRecord, frozen_record
 from ..evidence import JsonValue
 from ..masking import Masker, credential_items, is_credential_name, length_problem, length_warning
 from ..spec import EvalSpec, secret_location
@@ -34,8 +33,8 @@ def provider_variables() -> tuple[str, ...]:
     return (*CLAUDE_PASSTHROUGH, *CODEX_PASSTHROUGH, *COPILOT_VARIABLES)
 
 
-@frozen_record
-class Credential(FrozenRecord):
+@dataclass(frozen=True)
+class Credential:
     """One secret value the masker is fed, with where it came from (never shown: ``value``)."""
 
     where: str
@@ -101,8 +100,8 @@ def run_credentials(
     return credentials
 
 
-@frozen_record
-class RunSecrets(FrozenRecord):
+@dataclass(frozen=True)
+class RunSecrets:
     """The run's masker and what its values say about the run: refuse it (``problems``) or warn."""
 
     masker: Masker

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 
-from .._records import FrozenRecord, frozen_record
 from ..errors import UsageError
 from ..spec import EvalSpec
 
@@ -27,8 +27,8 @@ def closest(wanted: str, choices: Iterable[str], limit: int = 3) -> list[str]:
     return near[:limit] or pool[:limit]
 
 
-@frozen_record
-class Selection(FrozenRecord):
+@dataclass(frozen=True)
+class Selection:
     """The selection options of a run; empty means "everything"."""
 
     filters: tuple[str, ...] = ()

@@ -9,10 +9,10 @@ import functools
 import time
 import traceback
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from .._records import FrozenRecord, frozen_record
 from ..agents import Agent, AgentTask
 from ..assertions import Assertion, Call, quick_checks
 from ..evidence import AgentResult, AssertionRecord
@@ -56,8 +56,8 @@ BACKSTOP_S = 30.0
 """Extra time an adapter gets past the trial deadline to stop on its own before the runner cancels it."""
 
 
-@frozen_record(kw_only=True)
-class TrialRequest(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class TrialRequest:
     """Everything one trial needs, already rendered."""
 
     eval_id: str
@@ -84,8 +84,8 @@ class TrialRequest(FrozenRecord):
     """Settings of the trial's isolation apart from its own folder (known once the sandbox is made)."""
 
 
-@frozen_record
-class TrialOutcome(FrozenRecord):
+@dataclass(frozen=True)
+class TrialOutcome:
     """A finished trial. ``cost_usd`` is reported or estimated cost, ``None`` when unknown."""
 
     request: TrialRequest

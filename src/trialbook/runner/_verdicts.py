@@ -7,10 +7,9 @@ worker thread: one hand-off per step instead of one per file.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from .._records import FrozenRecord, frozen_record
 from ..agents import Agent
 from ..agents._fences import MAY_FAIL
 from ..assertions import Call, CheckProgress, evaluate_all
@@ -55,8 +54,8 @@ def unused_shim_note(name: str) -> str:
     )
 
 
-@frozen_record
-class Checked(FrozenRecord):
+@dataclass(frozen=True)
+class Checked:
     """What the checks made of a finished agent run, not yet masked."""
 
     result: AgentResult
@@ -80,8 +79,8 @@ class CheckState:
         self.changes: JsonObject = {}
 
 
-@frozen_record
-class Recorded(FrozenRecord):
+@dataclass(frozen=True)
+class Recorded:
     """A checked trial as the evidence keeps it: masked, explained, written."""
 
     result: AgentResult

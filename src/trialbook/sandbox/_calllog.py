@@ -7,17 +7,17 @@ the read or hides the calls before it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from .._records import FrozenRecord, frozen_record
 from ..assertions._trial import Call
 from ..evidence._bounded import loads_bounded
 
 __all__ = ["CallLog", "parse_call_log", "read_call_log"]
 
 
-@frozen_record
-class CallLog(FrozenRecord):
+@dataclass(frozen=True)
+class CallLog:
     """The calls a log holds, in the order they started, and one message per line that could not be read."""
 
     calls: tuple[Call, ...]

@@ -23,9 +23,9 @@ import hashlib
 import os
 import stat
 from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from .._records import FrozenRecord, frozen_record
 from ..evidence import JsonObject, JsonValue
 from ..masking import Masker
 from ._exclude import TemplateFilter
@@ -110,8 +110,8 @@ def _files(
     return found
 
 
-@frozen_record
-class _Large(FrozenRecord):
+@dataclass(frozen=True)
+class _Large:
     """A file too large to hold: compared and shown by size and a hash streamed from disk.
 
     ``sha256`` is ``None`` for a file past :data:`MAX_HASH_BYTES`: it was never read.

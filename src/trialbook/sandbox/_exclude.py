@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import field
-
-from .._records import FrozenRecord, frozen_record
+from dataclasses import dataclass, field
 
 __all__ = ["ALWAYS_EXCLUDED", "TemplateFilter", "check_pattern"]
 
@@ -84,8 +82,8 @@ def _compile(pattern: str) -> tuple[re.Pattern[str], bool]:
     return re.compile(("" if anchored else "(?:.*/)?") + body), folders_only
 
 
-@frozen_record
-class TemplateFilter(FrozenRecord):
+@dataclass(frozen=True)
+class TemplateFilter:
     """Decides, path by path, whether a template entry stays out of the copy and the hash."""
 
     patterns: tuple[str, ...] = ()

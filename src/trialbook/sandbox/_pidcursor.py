@@ -14,8 +14,8 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 
-from .._records import FrozenRecord, frozen_record
 from ._procfs import ProcEntry, entry, read_proc
 
 __all__ = ["Cursor", "cursor", "forks", "last_pid", "span", "young"]
@@ -24,8 +24,8 @@ _PROBE_LIMIT = 32
 """Up to this many new pids are read one by one; more, and one listing of ``/proc`` is cheaper."""
 
 
-@frozen_record
-class Cursor(FrozenRecord):
+@dataclass(frozen=True)
+class Cursor:
     """The kernel's pid cursor at one moment: the last pid handed out and the forks made so far."""
 
     last_pid: int

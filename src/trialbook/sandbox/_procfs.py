@@ -13,10 +13,10 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from .._owner import pid_alive
-from .._records import FrozenRecord, frozen_record
 
 __all__ = [
     "ProcEntry",
@@ -36,8 +36,8 @@ __all__ = [
 _PROC = Path("/proc")
 
 
-@frozen_record
-class ProcEntry(FrozenRecord):
+@dataclass(frozen=True)
+class ProcEntry:
     """One process: its parent, its state letter (``Z`` for a zombie), its marker value and its session.
 
     ``marker`` is ``None`` when the process has none or its environment was not read; ``session`` is

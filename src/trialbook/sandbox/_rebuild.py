@@ -14,17 +14,16 @@ import hashlib
 import os
 import stat
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-
-from .._records import FrozenRecord, frozen_record
 
 __all__ = ["Rebuilt", "apply_changes"]
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
 
 
-@frozen_record
-class Rebuilt(FrozenRecord):
+@dataclass(frozen=True)
+class Rebuilt:
     """What a rebuilt workdir can stand in for.
 
     ``problems`` say why the tree as a whole is not the agent's (a path the record could not name, a

@@ -22,10 +22,10 @@ import fcntl
 import itertools
 import os
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from .._owner import temp_prefix
-from .._records import FrozenRecord, frozen_record
 from ._empty import FOLDER_FLAGS, empty_folder, listing, remove_entry
 
 __all__ = ["Mark", "Shell", "mark_shell", "reset_shell"]
@@ -37,8 +37,8 @@ _names = itertools.count()
 _names_lock = threading.Lock()
 
 
-@frozen_record
-class Mark(FrozenRecord):
+@dataclass(frozen=True)
+class Mark:
     """What a fresh folder looked like; a reused one must look the same once emptied.
 
     ``flags`` and ``xattrs`` are ``None`` where the file system has none to read; ``xattrs`` holds each
@@ -55,8 +55,8 @@ class Mark(FrozenRecord):
     xattrs: tuple[tuple[str, bytes], ...] | None
 
 
-@frozen_record
-class Shell(FrozenRecord):
+@dataclass(frozen=True)
+class Shell:
     """A trial folder emptied for reuse: its path and the marks of the folders it keeps (``""``: itself)."""
 
     path: Path

@@ -12,10 +12,9 @@ import os
 import shlex
 import shutil
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
-
-from .._records import FrozenRecord, frozen_record
 
 __all__ = ["ShimConfig", "ShimMode", "bash_path", "shim_name_problem", "write_shim"]
 
@@ -43,8 +42,8 @@ def shim_name_problem(name: str) -> str | None:
     return None
 
 
-@frozen_record
-class ShimConfig(FrozenRecord):
+@dataclass(frozen=True)
+class ShimConfig:
     """One shimmed binary and what its shim does after recording a call.
 
     ``stub`` runs ``script`` instead of the binary (nothing when ``None``); ``passthrough`` runs the real

@@ -17,7 +17,6 @@ import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .._records import Record
 from ._pidcursor import Cursor, cursor, last_pid, span, young
 from ._procfs import ProcEntry, dying, environ_value, marker, mid_exec, processes, read_proc
 
@@ -28,8 +27,8 @@ _KILLED_WAIT_S = 1.0
 """How long one pass waits for the processes it killed to exit before it looks again."""
 
 
-@dataclass(eq=False, repr=False)
-class Criteria(Record):
+@dataclass
+class Criteria:
     """What makes a process one of the swept trials'."""
 
     variable: str
@@ -150,8 +149,8 @@ def wait_exit(pids: Collection[int], timeout_s: float) -> None:
                 os.close(fd)
 
 
-@dataclass(eq=False, repr=False)
-class Swept(Record):
+@dataclass
+class Swept:
     """What :func:`kill_until_clean` did."""
 
     killed: set[int]

@@ -14,9 +14,9 @@ import contextlib
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from .._records import FrozenRecord, frozen_record
 from ._capture import OutputCapture, StreamCapture
 from ._child import Child, kill_group
 from ._isolation import Isolation
@@ -28,8 +28,8 @@ GRACE_S = 2.0
 """How long a process group gets between SIGTERM and SIGKILL."""
 
 
-@frozen_record
-class ProcessOutcome(FrozenRecord):
+@dataclass(frozen=True)
+class ProcessOutcome:
     """How a process ended. ``returncode`` is ``None`` when it was killed for the deadline."""
 
     returncode: int | None

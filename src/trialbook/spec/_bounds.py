@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 import yaml
 
-from .._records import Record
-
 __all__ = ["MAX_DEPTH", "MAX_EXPANDED_NODES", "YamlTooLarge", "check_yaml_bounds"]
 
 MAX_EXPANDED_NODES = 100_000
@@ -35,8 +33,8 @@ class YamlTooLarge(Exception):
         self.fix = fix
 
 
-@dataclass(eq=False, repr=False)
-class _Open(Record):
+@dataclass
+class _Open:
     """A list or mapping whose end event has not come yet."""
 
     anchor: str | None

@@ -12,9 +12,9 @@ Names are checked against what the eval declares once every key is read (``instr
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .._records import FrozenRecord, frozen_record
 from ..sandbox import TemplateFilter
 from ..stats import COMPARE_ALPHA
 from ._context import Context
@@ -27,8 +27,8 @@ COMPARE_EXAMPLE = "compare: without"
 _LIST_EXAMPLE = "compare: {without: [AGENTS.md]}"
 
 
-@frozen_record
-class CompareSpec(FrozenRecord):
+@dataclass(frozen=True)
+class CompareSpec:
     """What the ``without`` arm leaves out, and the level its difference from ``with`` is judged at.
 
     ``without`` is ``None`` for every declared input, else the names as written (checked to be declared);

@@ -6,15 +6,14 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._records import Record
 from ._problems import Problems
 from ._values import Reader
 
 __all__ = ["Context"]
 
 
-@dataclass(eq=False, repr=False)
-class Context(Record):
+@dataclass
+class Context:
     """One eval definition being read.
 
     ``secrets`` is ``None`` until (or when) the ``secrets`` key could not be read; checks that depend on

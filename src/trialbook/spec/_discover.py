@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from .._records import FrozenRecord, frozen_record
 from ..errors import ConfigError
 from ._problems import display_path
 
@@ -17,8 +17,8 @@ _SKIPPED_FOLDERS = {"node_modules", "__pycache__"}
 """Folders never searched, besides hidden ones: they hold installed code, not the user's evals."""
 
 
-@frozen_record
-class Found(FrozenRecord):
+@dataclass(frozen=True)
+class Found:
     """An eval file, the evals folder it was found under, and the id its path gives it."""
 
     path: Path

@@ -6,7 +6,8 @@ and a test compares the two, so a key the loader accepts cannot be missing from 
 
 from __future__ import annotations
 
-from .._records import FrozenRecord, frozen_record
+from dataclasses import dataclass
+
 from ..evidence import JsonObject
 
 __all__ = ["ASSERTION_KINDS", "DURATION_PATTERN", "FIELDS", "ID_PATTERN", "SIZE_PATTERN", "FieldDoc"]
@@ -31,8 +32,8 @@ _PATH: JsonObject = {"type": "string", "minLength": 1}
 _SCALAR: JsonObject = {"type": ["string", "number", "integer"]}
 
 
-@frozen_record
-class FieldDoc(FrozenRecord):
+@dataclass(frozen=True)
+class FieldDoc:
     """One key: its schema, what it means, and an example line that error messages suggest."""
 
     name: str

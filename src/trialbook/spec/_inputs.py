@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection
-from dataclasses import field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
-
-from .._records import FrozenRecord, frozen_record
 
 if TYPE_CHECKING:
     from ._model import EvalSpec
@@ -55,8 +53,8 @@ def conventional_place(name: str) -> str | None:
     return None
 
 
-@frozen_record
-class InstructionFile(FrozenRecord):
+@dataclass(frozen=True)
+class InstructionFile:
     """One declared instruction file.
 
     ``path`` is where it is placed in each sandbox (POSIX, relative to the sandbox root), which is also
@@ -74,8 +72,8 @@ class InstructionFile(FrozenRecord):
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
 
-@frozen_record
-class SkillFolder(FrozenRecord):
+@dataclass(frozen=True)
+class SkillFolder:
     """One declared skill: a folder holding ``SKILL.md``, placed whole where each agent finds skills.
 
     ``name`` is the ``name:`` of ``SKILL.md``'s front matter, else the folder's name; ``tree_sha256``

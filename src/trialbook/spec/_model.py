@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from .._records import FrozenRecord, frozen_record
 from ..agents import AgentSpec
 from ..assertions import Assertion
 from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT
@@ -21,8 +20,8 @@ DEFAULT_TIMEOUT_S = 600.0
 """Ten minutes per trial: enough for an agent to set up a project, short enough to notice a hang."""
 
 
-@frozen_record
-class ShimSpec(FrozenRecord):
+@dataclass(frozen=True)
+class ShimSpec:
     """A binary put first on the sandbox's ``PATH`` so every call of it is recorded.
 
     ``passthrough`` then runs the real binary; ``stub`` runs ``script`` instead (a shell snippet), or
@@ -34,8 +33,8 @@ class ShimSpec(FrozenRecord):
     script: str | None = None
 
 
-@frozen_record(kw_only=True)
-class EvalSpec(FrozenRecord):
+@dataclass(frozen=True, kw_only=True)
+class EvalSpec:
     """One loaded eval file entry.
 
     ``prompt_template`` is the prompt before rendering (placeholders intact): rendering needs secrets from

@@ -6,19 +6,19 @@ One tree type for both kinds of eval file lets a single reader check them and po
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
 
-from .._records import FrozenRecord, frozen_record
 from ._bounds import YamlTooLarge, check_yaml_bounds
 from ._problems import Problems
 
 __all__ = ["Node", "from_python", "from_yaml"]
 
 
-@frozen_record
-class Node(FrozenRecord):
+@dataclass(frozen=True)
+class Node:
     """A value and where it was written.
 
     ``value`` is ``dict[str, Node]`` for a mapping, ``list[Node]`` for a sequence, and otherwise the

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 
-from .._records import FrozenRecord, frozen_record
 from ..evidence import JsonValue
 
 __all__ = [
@@ -33,8 +33,8 @@ _TOKEN = re.compile(
 _SECRET_TOKEN = re.compile(r"(?<![\\$])\{\{\s*secrets\.(?P<name>[A-Za-z_][\w-]*)\s*\}\}")
 
 
-@frozen_record
-class Placeholder(FrozenRecord):
+@dataclass(frozen=True)
+class Placeholder:
     """One placeholder in a text: its name, whether it names a secret, and its 1-based line."""
 
     name: str

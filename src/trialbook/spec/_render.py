@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 
-from .._records import FrozenRecord, frozen_record
 from ..errors import ConfigError
 from ..evidence import JsonValue
 from ..masking import MASK, Masker
@@ -16,8 +15,8 @@ from ._problems import display_path
 __all__ = ["MASK", "RenderedPrompt", "check_secrets", "render_options", "render_prompt", "secret_location"]
 
 
-@frozen_record
-class RenderedPrompt(FrozenRecord):
+@dataclass(frozen=True)
+class RenderedPrompt:
     """One prompt in its three forms.
 
     ``text`` goes to the agent; ``masked_text`` is what may be written or shown; ``for_hash`` names

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._records import FrozenRecord, frozen_record
 from ._context import Context
 from ._fields import ID_PATTERN
 from ._nodes import Node, from_yaml
@@ -58,8 +57,8 @@ _EXPECT = ("should", "should_not")
 _SPLITS = ("train", "holdout")
 
 
-@frozen_record
-class TriggerQuery(FrozenRecord):
+@dataclass(frozen=True)
+class TriggerQuery:
     """One labelled query: its id (stable across edits of other queries), text, label and split."""
 
     id: str
@@ -68,8 +67,8 @@ class TriggerQuery(FrozenRecord):
     split: str | None = None
 
 
-@frozen_record
-class TriggerSpec(FrozenRecord):
+@dataclass(frozen=True)
+class TriggerSpec:
     """The ``triggers:`` of an eval file, checked: the skill, the queries and the thresholds."""
 
     skill: str
@@ -78,8 +77,8 @@ class TriggerSpec(FrozenRecord):
     min_precision: float | None = None
 
 
-@frozen_record
-class TriggerOf(FrozenRecord):
+@dataclass(frozen=True)
+class TriggerOf:
     """What a query's eval keeps of its trigger eval: enough to score every query together later."""
 
     group: str
