@@ -50,6 +50,11 @@ if [ -n "$header" ] && ! [[ $header =~ $header_pattern ]]; then
   problem "comment-header: use 1 to 64 letters, digits, spaces, '.', '_' or '-', starting with a letter or digit (for example \`nightly-evals\`), got \`${header//$'\n'/ }\`."
 fi
 
+case "${TB_ISOLATION:-auto}" in
+  auto|none|bwrap) ;;
+  *) problem "isolation: expected auto, none or bwrap, got \`${TB_ISOLATION//$'\n'/ }\`." ;;
+esac
+
 case "${TB_CACHE:-true}" in
   true|false) ;;
   *) problem "cache: expected true or false, got \`${TB_CACHE//$'\n'/ }\`." ;;

@@ -93,16 +93,20 @@ def github() -> Iterator[FakeGitHub]:
 
 def _pull_request(tmp_path: Path, canary: str, *, single_job: bool) -> tuple[Path, Path, dict[str, object]]:
     work, origin = make_project(tmp_path / "repo")
+    workflow = work / ".github/workflows/evals.yml"
+    text = workflow.read_text()
+    marker = "          label: run-evals # the label the job's `if` checks\n"
+    assert marker in text
+    # The agents run as the job's user (isolation: none): the boundary between jobs must hold on its
+    # own, on runners where bubblewrap cannot isolate (docs/isolation.md); the attack reaches all it can.
+    extra = "          isolation: none\n"
     if single_job:
-        workflow = work / ".github/workflows/evals.yml"
-        text = workflow.read_text()
-        marker = "          label: run-evals # the label the job's `if` checks\n"
-        assert marker in text
         # The old shape: one job runs the agents and then publishes with the write token.
-        workflow.write_text(text.replace(marker, marker + "          mode: unsafe-run-and-publish\n", 1))
-        git(work, "commit", "-q", "-am", "one job")
-        git(work, "push", "-q", "origin", "main")
-        git(work, "fetch", "-q", "origin")
+        extra += "          mode: unsafe-run-and-publish\n"
+    workflow.write_text(text.replace(marker, marker + extra, 1))
+    git(work, "commit", "-q", "-am", "no isolation" + (", one job" if single_job else ""))
+    git(work, "push", "-q", "origin", "main")
+    git(work, "fetch", "-q", "origin")
     base = git(work, "rev-parse", "HEAD").strip()
     git(work, "checkout", "-q", "-b", "takeover")
     loot = tmp_path / "loot"

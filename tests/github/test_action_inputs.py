@@ -82,6 +82,7 @@ def test_good_inputs_pass_silently(tmp_path: Path) -> None:
         ({"TB_BUDGET_USD": "-1"}, "budget-usd: expected a number of US dollars, 0 or more"),
         ({"TB_BUDGET_USD": "$(touch pwned)"}, "budget-usd: expected a number of US dollars"),
         ({"TB_CACHE": "yes"}, "cache: expected true or false, got `yes`"),
+        ({"TB_ISOLATION": "docker"}, "isolation: expected auto, none or bwrap, got `docker`"),
     ],
 )
 def test_a_bad_input_is_an_error_in_the_log_and_the_summary_with_exit_2(

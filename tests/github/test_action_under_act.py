@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.system import ensure
 from trialbook.report.markdown import STICKY_MARKER
 
 from ..history.conftest import git_daemon, home
@@ -171,6 +172,7 @@ def test_the_scan_finds_a_token_when_one_is_there(tmp_path: Path, token: str) ->
 def test_nightly_job_runs_every_eval_records_history_and_agents_never_see_the_token(
     tmp_path: Path, project: tuple[Path, Path], github: FakeGitHub, token: str
 ) -> None:
+    ensure("bubblewrap")  # the action's isolation is auto: here it isolates
     work, origin = project
     run = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "publish")
     assert run.returncode == 0, run.log[-6000:]
@@ -181,6 +183,7 @@ def test_nightly_job_runs_every_eval_records_history_and_agents_never_see_the_to
     artifact = _artifact(run)
     suite = json.loads((artifact / "suite.json").read_text())
     assert len(suite["tests"]) == 4
+    assert {test["properties"]["sandbox"]["isolation"] for test in suite["tests"]} == {"bwrap"}
     state = json.loads((artifact / "ci.json").read_text())
     assert state["exit_code"] == 0 and len(state["history_lines"]) == 4
     assert (artifact / "evals/scan/literal/trial-1/result.json").is_file()

@@ -85,6 +85,11 @@ def _stopped(args: Sequence[str], message: str) -> None:
 @env_option("--github-token", help="Token for pushing history and the PR comment.", show_envvar=True)
 @env_option("--label", default=DEFAULT_LABEL, show_default=True, help="The PR label that asks for a run.")
 @env_option(
+    "--isolation",
+    type=click.Choice(["auto", "none", "bwrap"]),
+    help="Run every eval's trials under this isolation (docs/isolation.md); the action passes auto.",
+)
+@env_option(
     "--strict-agents",
     is_flag=True,
     help="Refuse the run when an agent cannot run here, instead of ending its pairs as errors.",
@@ -108,6 +113,7 @@ def ci_command(
     comment: bool | None,
     github_token: str | None,
     label: str,
+    isolation: str | None,
     strict_agents: bool,
     rescore_from: tuple[str, ...],
 ) -> None:
@@ -133,6 +139,7 @@ def ci_command(
         github_token=github_token,
         label=label,
         strict_agents=strict_agents,
+        isolation=isolation,
         rescore_from=tuple(Path(folder) for folder in rescore_from),
     )
     if stage == "fetch":

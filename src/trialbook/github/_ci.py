@@ -95,6 +95,7 @@ class CiInputs:
     comment: bool | None = None
     github_token: str | None = None
     strict_agents: bool = False
+    isolation: str | None = None
     comment_header: str | None = None
     """Names the sticky comment (its marker and heading), so two workflows keep separate comments."""
     label: str = DEFAULT_LABEL
@@ -243,6 +244,7 @@ def run_stage(
             repo=_repo(env),
             environ=environ,
             strict_agents=inputs.strict_agents,
+            isolation=inputs.isolation,
         )
         report = run(options, sink, notice=lambda text: print(text, flush=True), specs=specs)
     except TrialbookError as exc:
