@@ -146,21 +146,11 @@ def test_auto_falls_back_with_one_line_and_bwrap_demanded_is_refused_with_the_fi
 
 def test_a_timeout_under_bwrap_ends_the_trial_and_every_process_in_it(tmp_path: Path) -> None:
     ensure("bubblewrap")
-    (tmp_path / "evals").mkdir()
-    (tmp_path / "evals/hang.eval.yaml").write_text(
-        "prompt_text: hang\n"
-        "agents: [{name: hanger,\n"
-        "          script: 'sleep 30123 & setsid sleep 30123 & touch started; exec sleep 30123'}]\n"
-        "negative_control: false\nsandbox: {isolation: bwrap}\ntimeout: 2s\nassert: [file_exists: started]\n"
-    )
-    done = subprocess.run(
-        [str(TRIALBOOK), "eval", "evals"], cwd=tmp_path, env={**os.environ, "CI": "true"},
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    script = "sleep 30123 & setsid sleep 30123 & touch started; exec sleep 30123"
+    done = _isolated_run(tmp_path, "hang", script, "timeout: 2s\n")
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "hang [hanger] trial 1: FAIL (timeout" in done.stdout
-    survivors = subprocess.run(["pgrep", "-f", "sleep 30123$"], capture_output=True, text=True, check=False)
-    assert survivors.stdout == ""
+    assert "hang [s] trial 1: FAIL (timeout" in done.stdout
+    assert _survivors("sleep 30123$") == ""
 
 
 def test_a_root_agent_that_leaves_its_cgroup_and_session_does_not_outlive_a_bwrap_trial(
@@ -170,19 +160,29 @@ def test_a_root_agent_that_leaves_its_cgroup_and_session_does_not_outlive_a_bwra
     # environment (no marker), a new session, the root cgroup, a disguised name. In the trial's PID
     # namespace it is still one of the trial's processes, and the kernel ends it with the namespace.
     ensure("bubblewrap")
-    (tmp_path / "evals").mkdir()
     escape = (
         "(env -i setsid bash -c 'echo $$ > /sys/fs/cgroup/cgroup.procs 2>/dev/null; "
         "exec -a tb-escapee sleep 30127' < /dev/null > /dev/null 2>&1 &); touch started"
     )
-    (tmp_path / "evals/escape.eval.yaml").write_text(
-        f"prompt_text: escape\nagents: [{{name: escaper, script: {json.dumps(escape)}}}]\n"
-        "negative_control: false\nsandbox: {isolation: bwrap}\nassert: [file_exists: started]\n"
+    done = _isolated_run(tmp_path, "escape", escape)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _survivors("tb-escapee|sleep 30127") == ""
+
+
+def _isolated_run(
+    tmp_path: Path, name: str, script: str, extra: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """``trialbook eval`` of one script-agent eval under ``isolation: bwrap``, as CI runs it."""
+    (tmp_path / "evals").mkdir(exist_ok=True)
+    (tmp_path / f"evals/{name}.eval.yaml").write_text(
+        f"prompt_text: {name}\nagents: [{{name: s, script: {json.dumps(script)}}}]\n"
+        f"negative_control: false\nsandbox: {{isolation: bwrap}}\n{extra}assert: [file_exists: started]\n"
     )
-    done = subprocess.run(
+    return subprocess.run(
         [str(TRIALBOOK), "eval", "evals"], cwd=tmp_path, env={**os.environ, "CI": "true"},
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
-    survivors = subprocess.run(["pgrep", "-f", "tb-escapee|sleep 30127"], capture_output=True, text=True)
-    assert survivors.stdout == ""
+
+
+def _survivors(pattern: str) -> str:
+    return subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True, check=False).stdout
