@@ -31,7 +31,8 @@ def test_three_runs_of_a_repository_template_record_the_agents_change_alone(
     git(tmp_path, "init", "-q")
     git(tmp_path, "add", "-A")
     git(tmp_path, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "repo")
-    sizes = []
+    sizes: list[int] = []
+    reports: list[int] = []
     for _ in range(3):
         result = invoke("eval", "evals")
         assert result.exit_code == 0, result.output
@@ -43,6 +44,10 @@ def test_three_runs_of_a_repository_template_record_the_agents_change_alone(
             ("made.txt", "created"),
         ]
         sizes.append(changes_file.stat().st_size)
+        assert invoke("report", "--html", f"report-{len(sizes)}.html").exit_code == 0
+        reports.append((tmp_path / f"report-{len(sizes)}.html").stat().st_size)
         for path in latest.resolve().rglob("*"):
             assert ".git/" not in path.as_posix() and path.name != "HEAD"
     assert len(set(sizes)) == 1  # earlier runs under .trialbook never become part of the record
+    # The viewer does not grow with the runs kept before it (only timings and ids differ by a few bytes).
+    assert max(reports) - min(reports) < 64, reports
