@@ -7,7 +7,9 @@ stderr. Each adapter subclasses ``CliAgent`` and keeps only its own command line
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +18,7 @@ from typing import ClassVar
 from ..evidence import AgentResult, StopReason, Turn
 from ..fsutil import atomic_write_text
 from ..masking import Masker
+from ..sandbox._isolation import install_root
 from ._cli_run import CliRun, run_cli
 from ._cli_support import Options, find_binary, masker_for, probe_version
 from ._npm_install import VERSION, installed_binary
@@ -104,9 +107,14 @@ class CliAgent:
         """Run one trial's process and save its masked stdout and stderr in the trial's output folder."""
         # The run's masker, plus credentials this adapter found in the runner's environment itself.
         masker = masker_for(env, task.masker)
+        isolation = task.isolation
+        if isolation is not None:
+            # The CLI's own installation stays visible (read-only) where a hidden place holds it.
+            installed = tuple(install_root(Path(part)) for part in argv[:1]) + _node_roots()
+            isolation = dataclasses.replace(isolation, expose=(*isolation.expose, *installed))
         run = await run_cli(
             argv, cwd=task.workdir, env=env, timeout_s=task.timeout_s, watch=watch,
-            capture=task.streams.using(masker), name=self.COMMAND, isolation=task.isolation,
+            capture=task.streams.using(masker), name=self.COMMAND, isolation=isolation,
         )  # fmt: skip
         # Masked as JSON, value by value: masking the line's text could cut a JSON string short.
         lines = tuple(masker.json_line(line) for line in run.lines)
@@ -156,3 +164,9 @@ def uncorrelated(
     if problems and outcome[1] is None:
         return "execution_error", f"{name}: the event stream did not correlate: {problems[0]}"
     return outcome
+
+
+def _node_roots() -> tuple[Path, ...]:
+    """Where the ``node`` the npm CLIs start with is installed (nvm keeps it under the home folder)."""
+    node = shutil.which("node")
+    return (install_root(Path(node)).parent,) if node is not None else ()

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["ISOLATIONS", "NETWORKS", "Isolation", "bwrap_problem", "hidden_paths"]
+__all__ = ["ISOLATIONS", "NETWORKS", "Isolation", "bwrap_problem", "hidden_paths", "install_root"]
 
 ISOLATIONS = ("auto", "none", "bwrap")
 NETWORKS = ("host", "none")
@@ -47,6 +47,9 @@ class Isolation:
     root: Path
     hide: tuple[Path, ...] = ()
     network: Network = "host"
+    expose: tuple[Path, ...] = ()
+    """Folders shown read-only although a hidden place holds them: the agent's own installation (a CLI
+    installed under the runner's home, as npm, nvm or trialbook's agent cache put it)."""
 
     def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
         """``argv`` as bubblewrap starts it inside the trial's namespaces (see the module docstring)."""
@@ -56,11 +59,23 @@ class Isolation:
         for path in self.hide:
             if path.is_dir():
                 args += ["--tmpfs", str(path)]
+        for path in self.expose:
+            if path.is_dir():
+                args += ["--ro-bind", str(path), str(path)]
         # Last, so a trial folder inside a hidden place (under /tmp, say) is bound back over the cover.
         args += ["--bind", str(self.root), str(self.root)]
         if self.network == "none":
             args.append("--unshare-net")
         return [*args, "--chdir", str(cwd), "--", *argv]
+
+
+def install_root(binary: Path) -> Path:
+    """The folder a CLI is installed in: the one holding its ``node_modules``, else the binary's own."""
+    for path in (binary, binary.resolve()):
+        for parent in path.parents:
+            if parent.name == "node_modules":
+                return parent.parent
+    return binary.resolve().parent
 
 
 def hidden_paths(results: Path | None, environ: dict[str, str] | None = None) -> tuple[Path, ...]:

@@ -1,0 +1,60 @@
+"""The real Claude Code and Codex CLIs under `isolation: bwrap`, against the loopback model.
+
+The CLIs are installed under the runner's home (the tests' npm cache), which isolation hides: their own
+installation stays visible read-only, so they run as usual while the rest of the home stays out of reach.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.clis import ensure_cli
+from tests.fakes.model_server import ModelServer, say, shell
+from tests.system import ensure
+
+from ..runner.conftest import Invoke, invoke
+
+__all__ = ["invoke"]
+
+pytestmark = pytest.mark.real_cli
+
+ANTHROPIC_KEY = "sk-ant-fake-" + "e5" * 20
+CODEX_KEY = "sk-fake-codex-" + "f6" * 20
+
+
+def test_claude_code_and_codex_run_under_bwrap(
+    invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ensure("bubblewrap")
+    claude, codex = ensure_cli("@anthropic-ai/claude-code"), ensure_cli("@openai/codex")
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CODEX_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    with ModelServer([shell("echo hi > hi.txt"), say("Done.")]) as server:
+        (tmp_path / "evals").mkdir()
+        (tmp_path / "evals/hi.eval.yaml").write_text(
+            "prompt_text: Write hi.txt.\n"
+            "secrets: [FAKE_ANTHROPIC_KEY, FAKE_CODEX_KEY]\n"
+            "negative_control: false\n"
+            "sandbox: {isolation: bwrap}\n"
+            "agents:\n"
+            f"  - {{name: claude-code, binary: {claude}, model: sonnet,\n"
+            "     env: {ANTHROPIC_API_KEY: '{{ secrets.FAKE_ANTHROPIC_KEY }}',\n"
+            f"           ANTHROPIC_BASE_URL: {server.url}}}}}\n"
+            f"  - {{name: codex, binary: {codex}, model: gpt-5.5, base_url: {server.openai_url},\n"
+            "     env: {CODEX_API_KEY: '{{ secrets.FAKE_CODEX_KEY }}'}}\n"
+            "assert: [file_exists: hi.txt]\n"
+            "timeout: 3m\n"
+        )
+        result = invoke(
+            "eval", "evals", env={"FAKE_ANTHROPIC_KEY": ANTHROPIC_KEY, "FAKE_CODEX_KEY": CODEX_KEY}
+        )
+    assert result.exit_code == 0, result.output
+    suite = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
+    assert {test["id"]: test["outcome"] for test in suite["tests"]} == {
+        "hi::claude-code": "passed",
+        "hi::codex": "passed",
+    }
+    assert {test["properties"]["sandbox"]["isolation"] for test in suite["tests"]} == {"bwrap"}
