@@ -27,11 +27,9 @@ CODEX_KEY = "sk-fake-codex-" + "c3" * 20
 
 
 def test_claude_code_and_codex_follow_the_examples_guide(
-    invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    invoke: Invoke, tmp_path: Path, no_model_credentials: None
 ) -> None:
     claude, codex = ensure_cli("@anthropic-ai/claude-code"), ensure_cli("@openai/codex")
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CODEX_API_KEY", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
     with ModelServer([shell(FOLLOW_THE_GUIDE), say("Deployed to production.")]) as server:
         write_deploy_eval(
             tmp_path,

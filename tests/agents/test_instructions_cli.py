@@ -36,11 +36,9 @@ PLACED = {
 
 
 def test_claude_code_gets_claude_md_and_codex_gets_agents_md_under_their_isolation(
-    invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    invoke: Invoke, tmp_path: Path, no_model_credentials: None
 ) -> None:
     claude, codex = ensure_cli("@anthropic-ai/claude-code"), ensure_cli("@openai/codex")
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CODEX_API_KEY", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
     write_repo(tmp_path)
     with ModelServer([say("Hello.")]) as server:
         for name, audit in (("audited", "true"), ("unaudited", "false")):

@@ -26,12 +26,10 @@ CODEX_KEY = "sk-fake-codex-" + "f6" * 20
 
 
 def test_claude_code_and_codex_run_under_bwrap(
-    invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    invoke: Invoke, tmp_path: Path, no_model_credentials: None
 ) -> None:
     ensure("bubblewrap")
     claude, codex = ensure_cli("@anthropic-ai/claude-code"), ensure_cli("@openai/codex")
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CODEX_API_KEY", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
     with ModelServer([shell("echo hi > hi.txt"), say("Done.")]) as server:
         (tmp_path / "evals").mkdir()
         (tmp_path / "evals/hi.eval.yaml").write_text(
