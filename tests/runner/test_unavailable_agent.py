@@ -59,3 +59,15 @@ def test_strict_agents_refuses_the_run_before_any_trial(
     assert not (tmp_path / ".trialbook/runs").exists() or not list(
         (tmp_path / ".trialbook/runs").glob("*/evals")
     )
+
+
+def test_a_dry_run_says_what_the_real_run_would_do_with_a_missing_agent(
+    invoke: Invoke, tmp_path: Path, no_claude: None
+) -> None:
+    dry = invoke("eval", "evals", "--dry-run")
+    assert dry.exit_code == 0, dry.output  # the real run would start, and end 1 with the pair as an error
+    assert "would refuse to start" not in dry.output
+    assert "'claude' binary was not found" in dry.output and "its pairs would end as errors" in dry.output
+    strict = invoke("eval", "evals", "--dry-run", "--strict-agents")
+    assert strict.exit_code == 2, strict.output
+    assert "would refuse to start" in strict.output and "'claude' binary was not found" in strict.output

@@ -15,7 +15,7 @@ from ._options import RunOptions
 from ._plan import AgentPool, PlanEntry
 from ._unavailable import UnavailableAgent
 
-__all__ = ["LOCAL_REFUSAL", "local_note", "refusals", "refuse_or_check"]
+__all__ = ["LOCAL_REFUSAL", "local_note", "refusals", "refuse_or_check", "unavailable_notes"]
 
 
 LOCAL_REFUSAL = (
@@ -91,4 +91,13 @@ def _unavailable(runnable: list[PlanEntry], pool: AgentPool) -> list[tuple[Agent
 
 
 def _start_problems(options: RunOptions, runnable: list[PlanEntry], pool: AgentPool) -> list[str]:
-    return [*_secret_problems(options, runnable), *(text for _, text in _unavailable(runnable, pool))]
+    """What refuses the real run: missing secrets, and unavailable agents only under ``--strict-agents``."""
+    missing = [text for _, text in _unavailable(runnable, pool)] if options.strict_agents else []
+    return [*_secret_problems(options, runnable), *missing]
+
+
+def unavailable_notes(options: RunOptions, runnable: list[PlanEntry], pool: AgentPool) -> list[str]:
+    """What a dry run says of the agents that cannot run here but would not stop the real run."""
+    if options.strict_agents:
+        return []
+    return [f"{text}: its pairs would end as errors" for _, text in _unavailable(runnable, pool)]

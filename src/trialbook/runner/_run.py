@@ -29,7 +29,7 @@ from ._folder import (
     unusable_path,
 )
 from ._forecast import Forecast, forecast
-from ._guards import local_note, refusals, refuse_or_check
+from ._guards import local_note, refusals, refuse_or_check, unavailable_notes
 from ._history import base_history, expected_seconds, recent_lines
 from ._isolation import resolve_isolation
 from ._ledger import BudgetLedger
@@ -222,6 +222,7 @@ def run(
             owner = ownership_problem(options.owned_folder, what, kind)
             report.refusals = [*([owner] if owner else []), *_output_problems(options), *secrets.problems]
             report.refusals += refusals(options, runnable, pool)
+            report.warnings += unavailable_notes(options, runnable, pool)
             note = local_note(options, runnable)
             if note is not None:
                 report.warnings.append(note)
