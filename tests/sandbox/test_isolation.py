@@ -186,3 +186,21 @@ def _isolated_run(
 
 def _survivors(pattern: str) -> str:
     return subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True, check=False).stdout
+
+
+@pytest.mark.parametrize("uid", [0, 1000])
+def test_user_namespaces_refused_for_real_name_the_fix(uid: int) -> None:
+    """Real bubblewrap inside a sandbox that forbids new user namespaces, as root and as a plain user.
+
+    As a plain user bubblewrap says "Creating new namespace failed ... (ENOSPC)": the same refusal as
+    Ubuntu's AppArmor rule or ``user.max_user_namespaces=0``, so it must carry the same fix.
+    """
+    bwrap = ensure("bubblewrap")
+    code = "from trialbook.sandbox._isolation import bwrap_problem; print(bwrap_problem())"
+    outer = [str(bwrap), "--unshare-user", "--uid", str(uid), "--gid", str(uid), "--disable-userns"]
+    outer += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", sys.executable, "-c", code]
+    done = subprocess.run(outer, capture_output=True, text=True, timeout=60, check=True)
+    said = done.stdout.strip()
+    assert said.startswith("bubblewrap cannot make user namespaces here ("), said
+    assert _isolation.APPARMOR_FIX in said
+    assert "\n" not in said

@@ -110,7 +110,9 @@ def bwrap_problem() -> str | None:
     if done.returncode == 0:
         return None
     said = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-    if "ermission denied" in said or "Operation not permitted" in said:
+    # "Permission denied" (AppArmor), "No permissions to create new namespace" (Debian's sysctl) and
+    # "Creating new namespace failed ... (ENOSPC)" (user.max_user_namespaces=0) all mean the same fix.
+    if "ermission" in said or "Operation not permitted" in said or "namespace" in said:
         return (
             f"bubblewrap cannot make user namespaces here ({said}); where AppArmor restricts them "
             f"(Ubuntu 24.04), allow them with `{APPARMOR_FIX}`, or run as root"
