@@ -54,7 +54,7 @@ class JudgeCall:
 
 def _prompt(rubric: str, shown: str) -> str:
     return (
-        "You grade an AI coding agent's work against a rubric.\n\nRubric:\n"
+        "You grade a coding agent's work against a rubric.\n\nRubric:\n"
         f"{rubric}\n\nWhat the agent produced:\n{shown}\n\n"
         f"Answer with exactly one JSON object and nothing else: {ANSWER_SHAPE}"
     )
