@@ -35,10 +35,6 @@ class VersionRun:
     trials: int
     verdict: str | None
 
-    def text(self) -> str:
-        """``2.1.332 (claude-code-latest) 0/3``."""
-        return f"{self.version or 'version unknown'} ({self.label}) {self.passed}/{self.trials}"
-
 
 @dataclass(frozen=True)
 class VersionDrift:
