@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.sandbox.conftest import MakeSandbox
-from trialbook.sandbox import ShimConfig
+from trialbook.sandbox import ShimConfig, parse_call_log
 
 AWKWARD_ARGS = [
     "plain",
@@ -44,10 +44,19 @@ def test_stub_records_exact_argv_cwd_and_exit_code(make_sandbox: MakeSandbox) ->
     assert line["exit_code"] == 3
     assert line["error"] is None
     assert line["mode"] == "stub"
+    assert line["path"] == str(sandbox.shim_dir / "neon")  # found on PATH: the shim's own path
     assert isinstance(line["started_at"], float)
     assert isinstance(line["duration_ms"], float)
     [call] = sandbox.read_calls()
     assert call.line == " ".join(["neon", *AWKWARD_ARGS])
+    assert call.path == str(sandbox.shim_dir / "neon")
+
+
+def test_a_call_log_line_without_a_path_reads_as_unknown_and_a_bad_one_is_a_problem() -> None:
+    old = b'{"argv":["a"],"cwd":"/w","exit_code":0,"started_at":1.0,"duration_ms":1.0,"error":null}\n'
+    log = parse_call_log(old + old.replace(b'"error"', b'"path":3,"error"'))
+    assert [call.path for call in log.calls] == [None]
+    assert log.problems == ("calls.jsonl:2: unreadable call record: path must be a string or null",)
 
 
 def test_control_bytes_and_long_arguments_stay_valid_json(make_sandbox: MakeSandbox) -> None:

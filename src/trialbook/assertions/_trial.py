@@ -30,6 +30,9 @@ class Call:
     started_at: float
     duration_ms: float | None
     error: str | None = None
+    path: str | None = None
+    """The path the binary was called by: the shim's own when found on ``PATH``, ``/usr/bin/npm`` when
+    called so under isolation (docs/isolation.md); ``None`` in logs written before shims recorded it."""
 
     @property
     def line(self) -> str:

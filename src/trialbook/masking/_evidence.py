@@ -85,4 +85,5 @@ def masked_call(call: Call, masker: Masker) -> Call:
         argv=(call.argv[0], *(masker.text(arg) for arg in call.argv[1:])),
         cwd=masker.text(call.cwd),
         error=None if call.error is None else masker.text(call.error),
+        path=None if call.path is None else masker.text(call.path),
     )

@@ -395,6 +395,8 @@ async def _agent_run(
         masker=masker,
         inputs=inputs,
         capture=capture,
-        isolation=None if isolation is None else dataclasses.replace(isolation, root=sandbox.path),
+        isolation=None
+        if isolation is None
+        else dataclasses.replace(isolation, root=sandbox.path, shims=sandbox.covers),
     )
     return with_loading(await _run_agent(agent, task), inputs)

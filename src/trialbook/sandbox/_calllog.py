@@ -53,6 +53,9 @@ def _parse_line(text: str) -> Call:
     error = record.get("error")
     if error is not None and not isinstance(error, str):
         raise ValueError("error must be a string or null")
+    path = record.get("path")
+    if path is not None and not isinstance(path, str):
+        raise ValueError("path must be a string or null")
     return Call(
         argv=tuple(argv),
         cwd=cwd,
@@ -60,6 +63,7 @@ def _parse_line(text: str) -> Call:
         started_at=started_at,
         duration_ms=duration_ms,
         error=error,
+        path=path,
     )
 
 

@@ -11,6 +11,8 @@ user can. Under ``bwrap`` every process a trial starts runs in its own mount, PI
   runs from and the run's results folder are covered by empty in-memory folders: not visible at all;
 - ``/proc`` is the trial's own PID namespace's: an agent sees its own processes, not trialbook's or
   other trials', and when the namespace's first process ends the kernel ends every process in it;
+- each shim is also bound over every real binary of its name, so a call by absolute path is recorded
+  (``_covers``);
 - with ``network: none`` the trial also gets its own network namespace with only a loopback interface.
 
 The protocol is :meth:`Isolation.wrap`: the command line to start instead of ``argv``. A container
@@ -29,6 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from ._covers import ShimCover, cover_args
 
 __all__ = ["ISOLATIONS", "NETWORKS", "Isolation", "bwrap_problem", "hidden_paths", "install_root"]
 
@@ -50,6 +54,8 @@ class Isolation:
     expose: tuple[Path, ...] = ()
     """Folders shown read-only although a hidden place holds them: the agent's own installation (a CLI
     installed under the runner's home, as npm, nvm or trialbook's agent cache put it)."""
+    shims: tuple[ShimCover, ...] = ()
+    """The trial's shims, each bound over the real binaries of its name (see ``_covers``)."""
 
     def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
         """``argv`` as bubblewrap starts it inside the trial's namespaces (see the module docstring)."""
@@ -64,6 +70,7 @@ class Isolation:
                 args += ["--ro-bind", str(path), str(path)]
         # Last, so a trial folder inside a hidden place (under /tmp, say) is bound back over the cover.
         args += ["--bind", str(self.root), str(self.root)]
+        args += cover_args(self.shims, self.root, (*self.hide, Path("/tmp")))
         if self.network == "none":
             args.append("--unshare-net")
         return [*args, "--chdir", str(cwd), "--", *argv]

@@ -9,6 +9,8 @@ so a later run can sweep it once that process is gone)::
     tmp/          TMPDIR
     shims/        one executable per shimmed binary, outside work/ so the agent's files never mix with them
     calls.jsonl   one JSON line per shimmed call, appended by the shims
+    real/         under isolation only: read-only views of the folders holding passthrough shims' real
+                  binaries, which the shims cover at their own paths (see ``_covers``)
 
 Without shims, ``shims/`` and ``calls.jsonl`` are not made (``PATH`` still names the folder first, and
 the log reads as empty). Every folder counts: on some disks making one costs nearly a millisecond of
@@ -34,6 +36,7 @@ from ..evidence import AgentResult
 from ._calllog import CallLog, read_call_log
 from ._capture import OutputCapture
 from ._copy import CopyMethod, copy_tree
+from ._covers import ShimCover, real_routes, shim_cover
 from ._empty import remove_entry
 from ._env import build_env
 from ._exclude import TemplateFilter
@@ -60,6 +63,8 @@ class Sandbox:
         self.call_log_problems: tuple[str, ...] = ()
         self.copy: CopyMethod | None = None
         """How the template came in: ``reflink`` (every file cloned), ``copy``, ``None`` without one."""
+        self.covers: tuple[ShimCover, ...] = ()
+        """What each shim covers under isolation (see ``_covers``)."""
         self.marks: tuple[tuple[str, Mark], ...] | None = None
         """What its folders looked like when made, for reuse by the next trial (see ``_shell``)."""
         self._closed = False
@@ -277,10 +282,20 @@ def create_sandbox(
         if shims:
             os.mkdir(sandbox.shim_dir)
             sandbox.call_log.touch()
+        covers = []
         for shim in shims:
-            write_shim(
-                shim, shim_dir=sandbox.shim_dir, call_log=sandbox.call_log, original_path=original_path
+            cover = shim_cover(
+                sandbox.shim_dir / shim.name, original_path, passthrough=shim.mode == "passthrough"
             )
+            covers.append(cover)
+            write_shim(
+                shim,
+                shim_dir=sandbox.shim_dir,
+                call_log=sandbox.call_log,
+                original_path=original_path,
+                covered_real=real_routes(cover, path),
+            )
+        sandbox.covers = tuple(covers)
     except BaseException:
         remove_tree(path)
         raise

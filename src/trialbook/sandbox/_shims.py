@@ -12,6 +12,7 @@ import os
 import shlex
 import shutil
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -79,8 +80,10 @@ _tb_path={path}
 _tb_flock={flock}
 _tb_bash={bash_q}
 _tb_script={script}
+_tb_covered=({covered})
 
 _tb_start=$EPOCHREALTIME
+_tb_via=$0
 _tb_cwd=$PWD
 _tb_args=("$@")
 _tb_done=
@@ -131,18 +134,19 @@ _tb_str() {{
 _tb_record() {{
   [[ -n $_tb_done ]] && return
   _tb_done=1
-  local end=$EPOCHREALTIME a args cwd err=null line parts=()
+  local end=$EPOCHREALTIME a args cwd via err=null line parts=()
   local d=$(( ${{end//[.,]/}} - ${{_tb_start//[.,]/}} ))
   _tb_str "$_tb_name"; parts=("$_tb_json")
   for a in "${{_tb_args[@]}}"; do _tb_str "$a"; parts+=("$_tb_json"); done
   printf -v args ',%s' "${{parts[@]}}"
   args=${{args#,}}
   _tb_str "$_tb_cwd"; cwd=$_tb_json
+  _tb_str "$_tb_via"; via=$_tb_json
   if [[ -n $2 ]]; then _tb_str "$2"; err=$_tb_json; fi
   printf -v line '{{"argv":[%s],"cwd":%s,"exit_code":%s,"started_at":%s,' \
     "$args" "$cwd" "$1" "${{_tb_start/,/.}}"
-  printf -v line '%s"duration_ms":%d.%03d,"error":%s,"mode":"%s"}}' \
-    "$line" $((d / 1000)) $((d % 1000)) "$err" "$_tb_mode"
+  printf -v line '%s"duration_ms":%d.%03d,"error":%s,"mode":"%s","path":%s}}' \
+    "$line" $((d / 1000)) $((d % 1000)) "$err" "$_tb_mode" "$via"
   {{
     if [[ -n $_tb_flock ]]; then "$_tb_flock" -x 9; fi
     printf '%s\n' "$line" >&9
@@ -177,6 +181,12 @@ else
   done
   unset IFS
   set +f
+  # Under isolation every copy on PATH is this shim; the real binary is in the trial's own view of it.
+  if [[ -z $_tb_real ]]; then
+    for _tb_d in "${{_tb_covered[@]}}"; do
+      if [[ -f $_tb_d && -x $_tb_d ]]; then _tb_real=$_tb_d; break; fi
+    done
+  fi
   if [[ -z $_tb_real ]]; then
     printf 'trialbook shim: %s: not found on PATH; the passthrough shim looked in %s\n' \
       "$_tb_name" "$_tb_path" >&2
@@ -203,11 +213,19 @@ def bash_path() -> str:
     return found
 
 
-def write_shim(config: ShimConfig, *, shim_dir: Path, call_log: Path, original_path: str) -> Path:
+def write_shim(
+    config: ShimConfig,
+    *,
+    shim_dir: Path,
+    call_log: Path,
+    original_path: str,
+    covered_real: Sequence[Path] = (),
+) -> Path:
     """Write the executable shim for ``config`` into ``shim_dir`` and return its path.
 
     ``original_path`` is the ``PATH`` a passthrough shim searches for the real binary; the shim folder
-    itself is skipped there even when it appears.
+    itself is skipped there even when it appears. ``covered_real`` is where a passthrough shim looks for the
+    real binary when isolation covered every copy on ``PATH`` with the shim (see ``_covers``).
     """
     bash = bash_path()
     flock = shutil.which("flock") or ""
@@ -224,6 +242,7 @@ def write_shim(config: ShimConfig, *, shim_dir: Path, call_log: Path, original_p
         path=shlex.quote(original_path),
         flock=shlex.quote(flock),
         script=shlex.quote(config.script or ""),
+        covered=" ".join(shlex.quote(str(path)) for path in covered_real),
     )
     target.write_text(text, encoding="utf-8")
     target.chmod(stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
