@@ -105,7 +105,8 @@ def test_each_attack_works_without_isolation_and_fails_under_bwrap(tmp_path: Pat
     assert isolated["isolation"] == "bwrap"
     assert isolated["stolen"] == "none"
     assert isolated["venv"] == ""  # trialbook's own virtualenv is not there at all
-    assert isolated["etc"] == "no" and not Path("/etc/trialbook-isolation-test").exists()
+    # /etc takes the write into the trial's own layer (listed as outside_writes), never the host's /etc.
+    assert isolated["etc"] == "wrote" and not Path("/etc/trialbook-isolation-test").exists()
     # A write outside the sandbox lands in the trial's own in-memory cover of /tmp, never on the host.
     assert isolated["host file"] == "False"
     assert isolated["net"] == "refused"  # network: none, even to a loopback port

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ._custom import AssertThat, CheckFunction, assert_that
     from ._files import FileContains, FileExists, file_contains, file_exists
     from ._inputs import Loaded, SkillUsed, loaded, skill_used
+    from ._outside import NoOutsideWrites, no_outside_writes
     from ._pattern import Pattern, PatternLike
     from ._quick import quick_checks
     from ._trial import Call, CommandOutcome, FinishedTrial
@@ -50,6 +51,8 @@ _LAZY = {
     "SkillUsed": "_inputs",
     "loaded": "_inputs",
     "skill_used": "_inputs",
+    "NoOutsideWrites": "_outside",
+    "no_outside_writes": "_outside",
     "Pattern": "_pattern",
     "PatternLike": "_pattern",
     "quick_checks": "_quick",
@@ -75,6 +78,7 @@ __all__ = [
     "FileExists",
     "FinishedTrial",
     "Loaded",
+    "NoOutsideWrites",
     "NotRan",
     "Pattern",
     "PatternLike",
@@ -88,6 +92,7 @@ __all__ = [
     "file_contains",
     "file_exists",
     "loaded",
+    "no_outside_writes",
     "not_ran",
     "quick_checks",
     "ran",

@@ -13,6 +13,7 @@ _QUICK = {
     f"{__package__}._calls": frozenset({"NotRan", "Ran", "RanInOrder"}),
     f"{__package__}._files": frozenset({"FileContains", "FileExists"}),
     f"{__package__}._inputs": frozenset({"Loaded", "SkillUsed"}),
+    f"{__package__}._outside": frozenset({"NoOutsideWrites"}),
 }
 """The quick classes by module and name, not imported here: a run loads only the kinds its evals use."""
 

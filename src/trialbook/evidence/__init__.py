@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ._codec import dump_result, dump_test, load_result, load_test, suite_from_json, suite_to_json
     from ._copilot import CopilotResult, DiscoveredSkill, SkillDiscovery, SubagentInvocation
     from ._errors import EvidenceError, EvidenceSchemaError, EvidenceWriteError
+    from ._isolated import OutsideWrite, RefusedConnection
     from ._json import JsonObject, JsonValue
     from ._loading import (
         DeclaredInput,
@@ -60,6 +61,8 @@ _LAZY = {
     "EvidenceError": "_errors",
     "EvidenceSchemaError": "_errors",
     "EvidenceWriteError": "_errors",
+    "OutsideWrite": "_isolated",
+    "RefusedConnection": "_isolated",
     "JsonObject": "_json",
     "JsonValue": "_json",
     "DeclaredInput": "_loading",
@@ -124,6 +127,8 @@ __all__ = [
     "LoadTracker",
     "ModelPrice",
     "Outcome",
+    "OutsideWrite",
+    "RefusedConnection",
     "RequestAudit",
     "SkillDiscovery",
     "StopReason",

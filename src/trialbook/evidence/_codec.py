@@ -28,6 +28,7 @@ from ._shape import (
     is_record,
     is_result,
     json_keys,
+    omitted_when_none,
     optional_inner,
     result_tag,
     result_types,
@@ -182,8 +183,12 @@ def _encode_record(value: Any, hint: type, where: Where) -> JsonObject:
     elif cls is not hint:
         raise EvidenceSchemaError(_located(where), f"expected a {hint.__name__}, got {cls.__name__}")
     _refuse_impossible(value, where)
+    omitted = omitted_when_none(cls)
     for name, node in _members(cls):
-        out[name] = _encode_node(getattr(value, name), node, (where, name))
+        member = getattr(value, name)
+        if member is None and name in omitted:
+            continue
+        out[name] = _encode_node(member, node, (where, name))
     if isinstance(value, AgentResult) and out["configuration"] is not None:
         check_configuration(out["configuration"], _located((where, "configuration")))
     return out
@@ -246,13 +251,16 @@ def _record_class(data: dict[str, Any], hint: type, where: str) -> type:
 def _decode_record(data: dict[str, Any], hint: type, where: str) -> Any:
     cls = _record_class(data, hint, where)
     keys = json_keys(cls)
+    omitted = omitted_when_none(cls)
     for key in keys:
-        if key not in data:
+        if key not in data and key not in omitted:
             raise EvidenceSchemaError(where, f"missing field '{key}'")
     for key in data:
         if key not in keys:
             raise EvidenceSchemaError(where, f"unknown field '{key}' (not part of schema {SCHEMA_VERSION})")
-    values = {name: _decode(data[name], h, at_key(where, name)) for name, h in field_members(cls)}
+    values = {
+        name: _decode(data[name], h, at_key(where, name)) for name, h in field_members(cls) if name in data
+    }
     if is_result(cls):
         check_configuration(values["configuration"], at_key(where, "configuration"))
     record = cls(**values)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import ClassVar, Literal, get_args
 
 from ._audit import RequestAudit
+from ._isolated import OutsideWrite, RefusedConnection
 from ._json import JsonObject, JsonValue
 from ._loading import InstructionLoad
 from ._tools import ToolCall
@@ -63,6 +64,8 @@ class AgentResult:
         "total_tokens",
     )
     """Properties the JSON codec writes beside the fields and checks again on load."""
+    OMITTED_WHEN_NONE: ClassVar[tuple[str, ...]] = ("outside_writes", "network_refused")
+    """Fields written only when known: a result that has none is saved as before they existed."""
 
     agent_name: str
     agent_version: str | None
@@ -82,6 +85,11 @@ class AgentResult:
     request_audit: tuple[RequestAudit, ...] = ()
     instructions_loaded: tuple[InstructionLoad, ...] = ()
     """Each instruction file and skill the eval declared, and whether it reached the model."""
+    outside_writes: tuple[OutsideWrite, ...] | None = None
+    """Under isolation, the files the trial wrote outside its project folder (docs/isolation.md);
+    ``None`` when nothing watched."""
+    network_refused: tuple[RefusedConnection, ...] | None = None
+    """Under isolation, where the trial tried to connect and was refused; ``None`` when nothing watched."""
 
     def impossible(self) -> list[tuple[str, str]]:
         """Values no real run can have (a negative cost or duration), as ``(field, why)``."""

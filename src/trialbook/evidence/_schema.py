@@ -21,6 +21,7 @@ from ._shape import (
     is_record,
     is_result,
     json_keys,
+    omitted_when_none,
     optional_inner,
     result_tag,
     result_types,
@@ -93,7 +94,8 @@ def _record_body(cls: type, defs: JsonObject) -> JsonObject:
         derived = _type_schema(hint, defs)
         note = "Derived: recomputed from the record on load and must equal the saved value."
         properties[name] = {"description": f"{_summary(getattr(cls, name))} {note}", **derived}
-    required: list[JsonValue] = list(json_keys(cls))
+    omitted = omitted_when_none(cls)
+    required: list[JsonValue] = [key for key in json_keys(cls) if key not in omitted]
     return {
         "type": "object",
         "description": _summary(cls),

@@ -24,6 +24,7 @@ __all__ = [
     "is_record",
     "is_result",
     "json_keys",
+    "omitted_when_none",
     "optional_inner",
     "result_tag",
     "result_types",
@@ -118,7 +119,20 @@ def result_tag(cls: type) -> str | None:
     return None
 
 
+@cache
+def omitted_when_none(cls: type) -> frozenset[str]:
+    """The fields of ``cls`` written only when set (``OMITTED_WHEN_NONE``), so files without them still load.
+
+    Schema 4.0 grows by such fields alone: a record that does not use one is written exactly as before.
+    """
+    names = frozenset(getattr(cls, "OMITTED_WHEN_NONE", ()))
+    unknown = names - {name for name, _ in field_members(cls)}
+    if unknown:
+        raise TypeError(f"{cls.__name__}.OMITTED_WHEN_NONE names {sorted(unknown)}, which are not fields")
+    return names
+
+
 def json_keys(cls: type) -> tuple[str, ...]:
-    """Every key a saved ``cls`` object has, in the order it is written."""
+    """Every key a saved ``cls`` object may have, in the order it is written."""
     keys = [name for name, _ in field_members(cls)] + [name for name, _ in derived_members(cls)]
     return (RESULT_TYPE_KEY, *keys) if is_result(cls) else tuple(keys)

@@ -399,4 +399,8 @@ async def _agent_run(
         if isolation is None
         else dataclasses.replace(isolation, root=sandbox.path, shims=sandbox.covers),
     )
-    return with_loading(await _run_agent(agent, task), inputs)
+    result = with_loading(await _run_agent(agent, task), inputs)
+    if task.isolation is not None:  # its processes have ended with their PID namespace
+        writes = await asyncio.to_thread(task.isolation.outside_writes)
+        result = dataclasses.replace(result, outside_writes=writes)
+    return result

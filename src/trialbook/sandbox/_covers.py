@@ -23,7 +23,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["REAL_VIEWS", "USUAL_BIN_DIRS", "ShimCover", "cover_args", "real_routes", "shim_cover"]
+__all__ = [
+    "REAL_VIEWS",
+    "USUAL_BIN_DIRS",
+    "ShimCover",
+    "cover_args",
+    "cover_pairs",
+    "real_routes",
+    "shim_cover",
+    "view_args",
+]
 
 USUAL_BIN_DIRS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 """Where a binary is called by its absolute path even when the trial's ``PATH`` names other folders."""
@@ -87,18 +96,31 @@ def _view(real: Path, hidden: Sequence[Path]) -> Path | None:
     return None
 
 
-def cover_args(covers: Sequence[ShimCover], root: Path, hidden: Sequence[Path]) -> list[str]:
-    """Bubblewrap's arguments for the covers and the real binaries' views; after ``root`` is bound."""
-    args: list[str] = []
+def view_args(covers: Sequence[ShimCover], root: Path, hidden: Sequence[Path]) -> list[str]:
+    """Bubblewrap's arguments showing the real binaries' folders under ``real/``; after ``root`` is bound."""
     views: dict[Path, None] = {}
     for real in (real for cover in covers for real in cover.reals):
         if (view := _view(real, hidden)) is not None:
             views[view] = None
+    args: list[str] = []
     for view in views:
         args += ["--ro-bind", str(view), f"{root}/{REAL_VIEWS}{view}"]
-    for cover in covers:
-        for target in cover.targets:
-            # A file in a hidden place or the trial's own folder is not there to call (or is the shim).
-            if not _inside(target, (*hidden, root)):
-                args += ["--ro-bind", str(cover.shim), str(target)]
+    return args
+
+
+def cover_pairs(covers: Sequence[ShimCover], root: Path, hidden: Sequence[Path]) -> list[tuple[Path, Path]]:
+    """Each ``(shim, file)`` to bind the shim over; a file hidden, or the trial's own, is left out."""
+    return [
+        (cover.shim, target)
+        for cover in covers
+        for target in cover.targets
+        if not _inside(target, (*hidden, root))
+    ]
+
+
+def cover_args(covers: Sequence[ShimCover], root: Path, hidden: Sequence[Path]) -> list[str]:
+    """Bubblewrap's arguments for the covers and the real binaries' views; after ``root`` is bound."""
+    args = view_args(covers, root, hidden)
+    for shim, target in cover_pairs(covers, root, hidden):
+        args += ["--ro-bind", str(shim), str(target)]
     return args

@@ -8,7 +8,9 @@ user can. Under ``bwrap`` every process a trial starts runs in its own mount, PI
 - the trial's own folder (its ``work/`` sandbox, ``HOME``, ``TMPDIR``, shims and call log) is the one
   writable place;
 - the host's ``HOME``, ``/tmp`` (and so other trials' sandboxes), ``RUNNER_TEMP``, the virtualenv trialbook
-  runs from and the run's results folder are covered by empty in-memory folders: not visible at all;
+  runs from and the run's results folder are covered by empty folders of the trial's own: not visible at
+  all, and what the agent writes there is listed after the trial, as are its writes to the system's
+  folders, which get a writable layer where the kernel allows (``_outside``);
 - ``/proc`` is the trial's own PID namespace's: an agent sees its own processes, not trialbook's or
   other trials', and when the namespace's first process ends the kernel ends every process in it;
 - each shim is also bound over every real binary of its name, so a call by absolute path is recorded
@@ -32,13 +34,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ._covers import ShimCover, cover_args
+from ..evidence import OutsideWrite
+from ._covers import ShimCover, cover_pairs, view_args
+from ._outside import (
+    cover_folder,
+    helper_python,
+    mount_helper_argv,
+    outside_writes,
+    prepare_outside,
+    system_layers,
+)
 
 __all__ = ["ISOLATIONS", "NETWORKS", "Isolation", "bwrap_problem", "hidden_paths", "install_root"]
 
 ISOLATIONS = ("auto", "none", "bwrap")
 NETWORKS = ("host", "none")
 Network = Literal["host", "none"]
+
+TMP = Path("/tmp")
 
 APPARMOR_FIX = "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
 """The one-line fix where Ubuntu's AppArmor policy refuses unprivileged user namespaces (24.04 on)."""
@@ -58,22 +71,47 @@ class Isolation:
     """The trial's shims, each bound over the real binaries of its name (see ``_covers``)."""
 
     def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
-        """``argv`` as bubblewrap starts it inside the trial's namespaces (see the module docstring)."""
+        """``argv`` as bubblewrap starts it inside the trial's namespaces (see the module docstring).
+
+        Makes the trial folder's cover folders first (``_outside``): bubblewrap binds them in.
+        """
         binary = find_bwrap() or "bwrap"
+        places = (TMP, *(path for path in self.hide if path.is_dir()))
+        prepare_outside(self.root, places)
+        layers = system_layers(self.root, places)
+        python = helper_python()
         args = [binary, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-        args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        for path in self.hide:
-            if path.is_dir():
-                args += ["--tmpfs", str(path)]
+        if layers and python is not None:
+            # The mount helper's rights, in the trial's own user namespace; it drops them before argv runs.
+            args += ["--unshare-user", "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"]
+        args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        for place in places:
+            args += ["--bind", str(cover_folder(self.root, place)), str(place)]
         for path in self.expose:
             if path.is_dir():
                 args += ["--ro-bind", str(path), str(path)]
-        # Last, so a trial folder inside a hidden place (under /tmp, say) is bound back over the cover.
+        # After the covers, so a trial folder inside a hidden place (under /tmp, say) is bound back over them.
         args += ["--bind", str(self.root), str(self.root)]
-        args += cover_args(self.shims, self.root, (*self.hide, Path("/tmp")))
+        args += view_args(self.shims, self.root, places)
+        covers = cover_pairs(self.shims, self.root, places)
         if self.network == "none":
             args.append("--unshare-net")
+        if layers and python is not None:
+            return [
+                *args,
+                "--chdir",
+                str(cwd),
+                "--",
+                *mount_helper_argv(python, self.root, layers, covers, argv),
+            ]
+        for shim, target in covers:
+            args += ["--ro-bind", str(shim), str(target)]
         return [*args, "--chdir", str(cwd), "--", *argv]
+
+    def outside_writes(self) -> tuple[OutsideWrite, ...]:
+        """What the trial wrote outside its project folder (``_outside``); read once its processes ended."""
+        places = (TMP, *(path for path in self.hide if path.is_dir()))
+        return outside_writes(self.root, places)
 
 
 def install_root(binary: Path) -> Path:

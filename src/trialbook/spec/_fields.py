@@ -332,6 +332,23 @@ ASSERTION_KINDS: tuple[FieldDoc, ...] = (
         "skill_used: deploy",
     ),
     FieldDoc(
+        "no_outside_writes",
+        {
+            "anyOf": [
+                {"const": True},
+                {
+                    "type": "object",
+                    "required": ["allow"],
+                    "additionalProperties": False,
+                    "properties": {"allow": {"type": "array", "items": {"type": "string", "minLength": 1}}},
+                },
+            ]
+        },
+        "Under isolation, the agent wrote nothing outside its project folder (its HOME, /tmp, system "
+        "folders), but paths matching allow's globs; fails when nothing watched (no isolation).",
+        "no_outside_writes: true",
+    ),
+    FieldDoc(
         "succeeds",
         {
             "anyOf": [

@@ -102,6 +102,30 @@ def _skill_used(node: Node, field: str, ctx: Context) -> Assertion | None:
     return None if name is None else skill_used(name)
 
 
+def _no_outside_writes(node: Node, field: str, ctx: Context) -> Assertion | None:
+    from ..assertions._outside import no_outside_writes
+
+    example = "no_outside_writes: true, or no_outside_writes: {allow: ['~/.cache/*']}"
+    if node.value is True:
+        return no_outside_writes()
+    if not isinstance(node.value, dict):
+        ctx.read.wrong(node, field, "true or a mapping with allow", example)
+        return None
+    entries = _all_of(node, field, ctx, example, ("allow",))
+    if entries is None:
+        return None
+    items = ctx.read.sequence(entries["allow"], join(field, "allow"), example)
+    if items is None:
+        return None
+    globs: list[str] = []
+    for index, item in enumerate(items):
+        where = join(join(field, "allow"), index)
+        glob = ctx.read.string(item, where, example)  # an empty one is refused there
+        if glob is not None:
+            globs.append(glob)
+    return no_outside_writes(globs) if len(globs) == len(items) else None
+
+
 def _required(entries: dict[str, Node], node: Node, field: str, keys: tuple[str, ...], ctx: Context) -> bool:
     missing = [key for key in keys if key not in entries]
     for key in missing:
@@ -198,6 +222,7 @@ ASSERTION_READERS: dict[str, Callable[[Node, str, Context], Assertion | None]] =
     "file_contains": _file_contains,
     "loaded": _loaded,
     "skill_used": _skill_used,
+    "no_outside_writes": _no_outside_writes,
     "succeeds": _succeeds,
     "assert_that": _assert_that,
 }
