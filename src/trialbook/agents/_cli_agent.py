@@ -7,6 +7,7 @@ stderr. Each adapter subclasses ``CliAgent`` and keeps only its own command line
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import shutil
@@ -19,6 +20,7 @@ from ..evidence import AgentResult, StopReason, Turn
 from ..fsutil import atomic_write_text
 from ..masking import Masker
 from ..sandbox._isolation import install_root
+from ..sandbox._network import relay_for
 from ._cli_run import CliRun, run_cli
 from ._cli_support import Options, find_binary, masker_for, probe_version
 from ._npm_install import VERSION, installed_binary
@@ -55,6 +57,8 @@ class CliAgent:
     """Matches ``COMMAND --version`` output; its first group is the version."""
     SUPPORTS_ISOLATION: ClassVar[bool] = True
     """The CLI starts through ``run_cli`` with the task's isolation (docs/isolation.md)."""
+    DEFAULT_NETWORK: ClassVar[str] = "host"
+    """Under isolation, unless the eval says otherwise: what the CLI reaches besides its model is unknown."""
 
     def __init__(self, spec: AgentSpec) -> None:
         options = Options(spec, self.OPTIONS)
@@ -103,19 +107,29 @@ class CliAgent:
         argv: Sequence[str],
         env: Mapping[str, str],
         watch: Callable[[str], str | None],
+        endpoint: str,
     ) -> LoggedRun:
-        """Run one trial's process and save its masked stdout and stderr in the trial's output folder."""
+        """Run one trial's process and save its masked stdout and stderr in the trial's output folder.
+
+        ``endpoint`` is the URL the CLI sends its model requests to (the audit proxy's, when one runs):
+        under ``network: model`` the only place it can reach.
+        """
         # The run's masker, plus credentials this adapter found in the runner's environment itself.
         masker = masker_for(env, task.masker)
         isolation = task.isolation
-        if isolation is not None:
-            # The CLI's own installation stays visible (read-only) where a hidden place holds it.
-            installed = tuple(install_root(Path(part)) for part in argv[:1]) + _node_roots()
-            isolation = dataclasses.replace(isolation, expose=(*isolation.expose, *installed))
-        run = await run_cli(
-            argv, cwd=task.workdir, env=env, timeout_s=task.timeout_s, watch=watch,
-            capture=task.streams.using(masker), name=self.COMMAND, isolation=isolation,
-        )  # fmt: skip
+        async with contextlib.AsyncExitStack() as stack:
+            if isolation is not None:
+                # The CLI's own installation stays visible (read-only) where a hidden place holds it.
+                installed = tuple(install_root(Path(part)) for part in argv[:1]) + _node_roots()
+                isolation = dataclasses.replace(
+                    isolation, expose=(*isolation.expose, *installed), endpoints=(endpoint,)
+                )
+                if isolation.network == "model":
+                    await stack.enter_async_context(relay_for(isolation.root, isolation.endpoints))
+            run = await run_cli(
+                argv, cwd=task.workdir, env=env, timeout_s=task.timeout_s, watch=watch,
+                capture=task.streams.using(masker), name=self.COMMAND, isolation=isolation,
+            )  # fmt: skip
         # Masked as JSON, value by value: masking the line's text could cut a JSON string short.
         lines = tuple(masker.json_line(line) for line in run.lines)
         out = task.output_dir

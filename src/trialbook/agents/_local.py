@@ -23,6 +23,8 @@ class LocalAgent:
 
     SUPPORTS_ISOLATION: ClassVar[bool] = True
     """Its processes start through ``run_process`` with the task's isolation (docs/isolation.md)."""
+    DEFAULT_NETWORK: ClassVar[str] = "none"
+    """Under isolation, unless the eval says otherwise: a local agent has no model to reach."""
 
     @property
     def model(self) -> None:

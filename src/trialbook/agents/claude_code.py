@@ -161,7 +161,8 @@ class ClaudeCodeAgent(CliAgent):
                 )
             if proxy is not None:
                 env["ANTHROPIC_BASE_URL"] = proxy.url
-            logged = await self._run_logged(task, self.argv(task, binary), env, _watch)
+            endpoint = proxy.url if proxy is not None else upstream
+            logged = await self._run_logged(task, self.argv(task, binary), env, _watch, endpoint)
         run, masker = logged.run, logged.masker
         stream = parse_claude_stream(logged.lines)
         configuration = safe_configuration(

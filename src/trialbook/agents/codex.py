@@ -128,7 +128,8 @@ class CodexAgent(CliAgent):
                     NAME, task.masker.text(f"{NAME}: the audit proxy could not start: {exc}"), task
                 )
             argv = self.argv(task, binary, proxy.url if proxy is not None else None)
-            logged = await self._run_logged(task, argv, env, _watch)
+            endpoint = proxy.url if proxy is not None else upstream
+            logged = await self._run_logged(task, argv, env, _watch, endpoint)
         run, masker = logged.run, logged.masker
         stream = parse_codex_stream(logged.lines)
         rollout = None

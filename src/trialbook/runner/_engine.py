@@ -20,6 +20,7 @@ from ..verdict import EXECUTION_FAILURES, Verdict, eval_verdict
 from ._cancel import Cancellation
 from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._explain import trial_failures, truncation_text
+from ._isolated import isolation_notes
 from ._ledger import BudgetLedger
 from ._plan import AgentPool, PlanEntry
 from ._trial import NotStarted, TrialOutcome, TrialRequest, run_trial, settle, trial_cost
@@ -225,7 +226,7 @@ def trial_request(
         Isolation(
             root=Path("/"),
             hide=hidden_paths(results_dir.resolve() if results_dir is not None else None),
-            network="none" if spec.network == "none" else "host",
+            network="none" if entry.network == "none" else "model" if entry.network == "model" else "host",
         )
         if entry.isolation == "bwrap"
         else None
@@ -429,7 +430,10 @@ async def run_plan(
                 summary=masker.text(_summary_line(outcome)),
                 done=counters["done"],
                 total=total,
-                details=outcome.explanation.brief if outcome.explanation is not None else (),
+                details=(
+                    *(outcome.explanation.brief if outcome.explanation is not None else ()),
+                    *isolation_notes(outcome.result),
+                ),
             )
         )
 

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from ..errors import RefusedRunError
 from ..sandbox import bwrap_problem
+from ..sandbox._outside import helper_python
 from ._options import RunOptions
 from ._plan import AgentPool, PlanEntry
 
@@ -21,7 +22,15 @@ def _problem(entry: PlanEntry, pool: AgentPool) -> str | None:
     agent = pool.get(entry.agent)
     if not getattr(agent, "SUPPORTS_ISOLATION", False):
         return f"agent {entry.agent.name} starts its processes itself, outside trialbook's isolation"
+    if _network(entry, pool) == "model" and helper_python() is None:
+        return "network: model needs the system's Python (/usr/bin/python3) to run inside the sandbox"
     return bwrap_problem()
+
+
+def _network(entry: PlanEntry, pool: AgentPool) -> str:
+    """The eval's ``sandbox.network``, else the agent's own default (``none`` for local agents)."""
+    default = getattr(pool.get(entry.agent), "DEFAULT_NETWORK", "host")
+    return entry.spec.network or str(default)
 
 
 def resolve_isolation(
@@ -42,7 +51,7 @@ def resolve_isolation(
             continue
         problem = _problem(entry, pool)
         if problem is None:
-            decided.append(replace(entry, isolation="bwrap"))
+            decided.append(replace(entry, isolation="bwrap", network=_network(entry, pool)))
             continue
         where = (
             "--isolation bwrap" if options.isolation else f"sandbox.isolation: bwrap ({entry.spec.source})"

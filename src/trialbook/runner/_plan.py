@@ -100,6 +100,8 @@ class PlanEntry:
     """The compared instruction files and skills: what the ``without`` arm leaves out (set on both arms)."""
     isolation: str = "none"
     """How the trials' processes run: ``none``, or ``bwrap`` once the run decided it can (``_isolation``)."""
+    network: str = "host"
+    """Under ``bwrap``: ``host``, ``model`` or ``none``, from the eval or the agent (``_isolation``)."""
     trials_key: str | None = None
     """The cache key without what only the checks use (see ``trials_material``): equal keys, same trials."""
     rescore: RescoreSource | None = field(default=None, compare=False)

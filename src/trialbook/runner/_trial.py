@@ -28,6 +28,7 @@ from ..spec._limits import CHECKS_BASE_S
 from ._deadline import within
 from ._explain import Explanation
 from ._inputs import place_inputs, skills_folder, with_loading
+from ._isolated import isolated_evidence
 from ._verdicts import (
     Checked,
     CheckState,
@@ -401,6 +402,5 @@ async def _agent_run(
     )
     result = with_loading(await _run_agent(agent, task), inputs)
     if task.isolation is not None:  # its processes have ended with their PID namespace
-        writes = await asyncio.to_thread(task.isolation.outside_writes)
-        result = dataclasses.replace(result, outside_writes=writes)
+        result = await asyncio.to_thread(isolated_evidence, result, task.isolation)
     return result

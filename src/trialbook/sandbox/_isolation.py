@@ -25,6 +25,7 @@ restricted as on Ubuntu 24.04's default AppArmor policy) :func:`bwrap_problem` s
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import subprocess
@@ -34,12 +35,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..evidence import OutsideWrite
+from ..evidence import OutsideWrite, RefusedConnection
 from ._covers import ShimCover, cover_pairs, view_args
+from ._network import endpoint_of, network_spec, refused_connections
 from ._outside import (
     cover_folder,
     helper_python,
-    mount_helper_argv,
+    layer_spec,
     outside_writes,
     prepare_outside,
     system_layers,
@@ -48,8 +50,10 @@ from ._outside import (
 __all__ = ["ISOLATIONS", "NETWORKS", "Isolation", "bwrap_problem", "hidden_paths", "install_root"]
 
 ISOLATIONS = ("auto", "none", "bwrap")
-NETWORKS = ("host", "none")
-Network = Literal["host", "none"]
+NETWORKS = ("host", "model", "none")
+Network = Literal["host", "model", "none"]
+INSIDE_RIGHTS = ("CAP_SYS_ADMIN", "CAP_SETPCAP", "CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_NET_BIND_SERVICE")
+"""What ``_inside`` holds to mount, route, watch and listen before it drops everything."""
 
 TMP = Path("/tmp")
 
@@ -70,20 +74,34 @@ class Isolation:
     shims: tuple[ShimCover, ...] = ()
     """The trial's shims, each bound over the real binaries of its name (see ``_covers``)."""
 
+    endpoints: tuple[str, ...] = ()
+    """With ``network: model``: the URLs of the model endpoints the agent may reach (``_network``)."""
+
+    def _places(self) -> tuple[Path, ...]:
+        return (TMP, *(path for path in self.hide if path.is_dir()))
+
     def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
         """``argv`` as bubblewrap starts it inside the trial's namespaces (see the module docstring).
 
-        Makes the trial folder's cover folders first (``_outside``): bubblewrap binds them in.
+        Makes the trial folder's cover folders first (``_outside``): bubblewrap binds them in. With the
+        system's Python there, the trial's first process is ``_inside``, which sets up what bubblewrap
+        cannot (writable layers, the network's watch and the model endpoints) and then runs ``argv``.
         """
-        binary = find_bwrap() or "bwrap"
-        places = (TMP, *(path for path in self.hide if path.is_dir()))
+        places = self._places()
         prepare_outside(self.root, places)
-        layers = system_layers(self.root, places)
         python = helper_python()
-        args = [binary, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-        if layers and python is not None:
-            # The mount helper's rights, in the trial's own user namespace; it drops them before argv runs.
-            args += ["--unshare-user", "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"]
+        args = [
+            find_bwrap() or "bwrap",
+            "--die-with-parent",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+        ]
+        if python is not None:
+            # The rights _inside needs, in the trial's own user namespace; it drops them before argv runs.
+            args.append("--unshare-user")
+            for right in INSIDE_RIGHTS:
+                args += ["--cap-add", right]
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         for place in places:
             args += ["--bind", str(cover_folder(self.root, place)), str(place)]
@@ -93,25 +111,35 @@ class Isolation:
         # After the covers, so a trial folder inside a hidden place (under /tmp, say) is bound back over them.
         args += ["--bind", str(self.root), str(self.root)]
         args += view_args(self.shims, self.root, places)
-        covers = cover_pairs(self.shims, self.root, places)
-        if self.network == "none":
+        binds = cover_pairs(self.shims, self.root, places)
+        if self.network != "host":
             args.append("--unshare-net")
-        if layers and python is not None:
-            return [
-                *args,
-                "--chdir",
-                str(cwd),
-                "--",
-                *mount_helper_argv(python, self.root, layers, covers, argv),
-            ]
-        for shim, target in covers:
-            args += ["--ro-bind", str(shim), str(target)]
-        return [*args, "--chdir", str(cwd), "--", *argv]
+        if python is None:
+            for shim, target in binds:
+                args += ["--ro-bind", str(shim), str(target)]
+            return [*args, "--chdir", str(cwd), "--", *argv]
+        spec: dict[str, object] = {"layers": layer_spec(self.root, system_layers(self.root, places))}
+        if self.network != "host":
+            endpoints = [endpoint_of(url) for url in self.endpoints] if self.network == "model" else []
+            spec["net"], hosts = network_spec(self.root, endpoints)
+            binds += hosts
+        spec["binds"] = [[str(source), str(target)] for source, target in binds]
+        helper = [python, "-I", "-S", "-c", inside_source(), json.dumps(spec)]
+        return [*args, "--chdir", str(cwd), "--", *helper, *argv]
 
     def outside_writes(self) -> tuple[OutsideWrite, ...]:
         """What the trial wrote outside its project folder (``_outside``); read once its processes ended."""
-        places = (TMP, *(path for path in self.hide if path.is_dir()))
-        return outside_writes(self.root, places)
+        return outside_writes(self.root, self._places())
+
+    def network_refused(self) -> tuple[RefusedConnection, ...] | None:
+        """The connections its own network refused (``_network``); ``None`` when nothing watched."""
+        return None if self.network == "host" else refused_connections(self.root)
+
+
+@functools.cache
+def inside_source() -> str:
+    """The text of ``_inside``, which the system's Python runs inside the trial (trialbook's is hidden)."""
+    return Path(__file__).with_name("_inside.py").read_text(encoding="utf-8")
 
 
 def install_root(binary: Path) -> Path:

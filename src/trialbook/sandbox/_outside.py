@@ -12,9 +12,9 @@ listing after the trial (:func:`outside_writes`) is the evidence's ``outside_wri
 - the system's top folders (``/etc``, ``/usr``, ``/var``, ``/opt``...) get a writable overlay layer
   (``outside/upper/``) where the kernel lets an unprivileged user mount one in the trial's user
   namespace (Linux 5.11 on). bubblewrap 0.8 cannot mount overlays itself, so the trial's first process is
-  a short Python program (:data:`MOUNT_HELPER`) holding ``CAP_SYS_ADMIN`` in that namespace only: it
-  mounts the layers, binds the shims over the real binaries again (an overlay hides the mounts below
-  it), drops every capability for good, checks that it did, and runs the agent. A top folder that holds
+  ``_inside``, a short Python program holding ``CAP_SYS_ADMIN`` in that namespace only: it mounts the
+  layers, binds the shims over the real binaries again (an overlay hides the mounts below it), drops
+  every capability for good, checks that it did, and runs the agent. A top folder that holds
   a mount of the host or a hidden place stays read-only instead (a layer would show what the mount
   hides), and so does everything when no system Python (``/usr/bin/python3``) is there to mount with:
   a write then fails with ``Read-only file system`` and is not listed.
@@ -35,11 +35,10 @@ from pathlib import Path
 from ..evidence import OutsideWrite
 
 __all__ = [
-    "MOUNT_HELPER",
     "OUTSIDE",
     "cover_folder",
     "helper_python",
-    "mount_helper_argv",
+    "layer_spec",
     "outside_writes",
     "prepare_outside",
     "system_layers",
@@ -51,44 +50,6 @@ LISTED_AT_MOST = 200
 """Entries kept in the evidence; a run that writes thousands (a package cache) is summarised by the first."""
 _NEVER_LAYERED = frozenset({"proc", "sys", "dev", "tmp", "run", "lost+found"})
 """Top folders bubblewrap sets up itself or that hold only the running system's state."""
-
-MOUNT_HELPER = r"""
-import ctypes, json, os, sys
-spec, argv = json.loads(sys.argv[1]), sys.argv[2:]
-libc = ctypes.CDLL(None, use_errno=True)
-def fail(what):
-    sys.stderr.write("trialbook isolation: %s; the trial's command did not start\n" % what)
-    os._exit(126)
-def mount(source, target, fstype, flags, data):
-    if libc.mount(source.encode(), target.encode(), fstype and fstype.encode(), flags,
-                  data and data.encode()) != 0:
-        fail("mounting %s failed: %s" % (target, os.strerror(ctypes.get_errno())))
-for folder, upper, work in spec["layers"]:
-    os.makedirs(upper, exist_ok=True)
-    os.makedirs(work, exist_ok=True)
-    mount("overlay", folder, "overlay", 0,
-          "lowerdir=%s,upperdir=%s,workdir=%s,userxattr" % (folder, upper, work))
-for shim, target in spec["covers"]:
-    mount(shim, target, None, 4096, None)
-    mount("none", target, None, 4096 | 32 | 1, None)
-libc.prctl(47, 4, 0, 0, 0)
-for cap in range(64):
-    libc.prctl(24, cap, 0, 0, 0)
-if libc.capset((ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()) != 0:
-    fail("dropping capabilities failed: %s" % os.strerror(ctypes.get_errno()))
-with open("/proc/self/status") as status:
-    held = [l for l in status if l.startswith(("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"))]
-if any(int(l.split()[1], 16) for l in held):
-    fail("capabilities still held after dropping them: %s" % " ".join(l.strip() for l in held))
-try:
-    os.execvp(argv[0], argv)
-except OSError as exc:
-    sys.stderr.write("%s: %s\n" % (argv[0], exc.strerror))
-    os._exit(127 if isinstance(exc, FileNotFoundError) else 126)
-"""
-"""The trial's first process when system folders are layered; constants are Linux's (``MS_BIND`` 4096,
-``MS_REMOUNT`` 32, ``MS_RDONLY`` 1, ``PR_CAP_AMBIENT`` 47 with ``CLEAR_ALL`` 4, ``PR_CAPBSET_DROP`` 24,
-capability header version 3). It fails closed: any mount or drop that fails ends the command unstarted."""
 
 
 def cover_folder(root: Path, place: Path) -> Path:
@@ -137,18 +98,12 @@ def system_layers(root: Path, hidden: Sequence[Path]) -> tuple[Path, ...]:
     return tuple(found)
 
 
-def mount_helper_argv(
-    python: str, root: Path, layers: Sequence[Path], covers: Sequence[tuple[Path, Path]], argv: Sequence[str]
-) -> list[str]:
-    """``argv`` started through :data:`MOUNT_HELPER`, which layers ``layers`` and binds ``covers`` first."""
-    spec = {
-        "layers": [
-            [str(top), str(root / OUTSIDE / "upper" / top.name), str(root / OUTSIDE / "work" / top.name)]
-            for top in layers
-        ],
-        "covers": [[str(shim), str(target)] for shim, target in covers],
-    }
-    return [python, "-I", "-S", "-c", MOUNT_HELPER, json.dumps(spec), *argv]
+def layer_spec(root: Path, layers: Sequence[Path]) -> list[list[str]]:
+    """``[folder, upper, work]`` for each layered top folder, as ``_inside`` mounts them."""
+    return [
+        [str(top), str(root / OUTSIDE / "upper" / top.name), str(root / OUTSIDE / "work" / top.name)]
+        for top in layers
+    ]
 
 
 def _own_folders(root: Path) -> dict[str, Path]:

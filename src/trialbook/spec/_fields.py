@@ -128,9 +128,12 @@ FIELDS: tuple[FieldDoc, ...] = (
                     ),
                 },
                 "network": {
-                    "enum": ["host", "none"],
-                    "default": "host",
-                    "description": "Under isolation, none gives a trial its own network (loopback only).",
+                    "enum": ["host", "model", "none"],
+                    "description": (
+                        "Under isolation: host keeps the runner's network, model reaches only the agent's "
+                        "model endpoints, none nothing; refused connections are recorded. Default: none "
+                        "for literal and script agents, host for agent CLIs."
+                    ),
                 },
                 "exclude": {
                     "type": "array",

@@ -57,8 +57,10 @@ class EvalSpec:
     template_exclude: tuple[str, ...] = ()
     isolation: str = "none"
     """``sandbox.isolation``: ``none``, ``bwrap`` or ``auto`` (bwrap where it works); docs/isolation.md."""
-    network: str = "host"
-    """``sandbox.network`` under isolation: ``host`` (as the runner) or ``none`` (loopback only)."""
+    network: str | None = None
+    """``sandbox.network`` under isolation: ``host`` (as the runner), ``model`` (only the agent's model
+    endpoints) or ``none`` (nothing); ``None`` for the agent's own default (``none`` for the literal and
+    script agents, ``host`` for the agent CLIs)."""
     shims: tuple[ShimSpec, ...] = ()
     instructions: tuple[InstructionFile, ...] = ()
     skills: tuple[SkillFolder, ...] = ()

@@ -45,7 +45,7 @@ class _EvalReader:
         self.template: Path | None = None
         self.template_exclude: tuple[str, ...] | None = ()
         self.isolation = "none"
-        self.network = "host"
+        self.network: str | None = None
         self.shims: tuple[ShimSpec, ...] | None = ()
         self.assertions: tuple[Assertion, ...] | None = ()
         self.max_cost_usd: float | None = None
