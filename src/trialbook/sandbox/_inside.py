@@ -18,20 +18,20 @@ own user namespace, and it:
    on, and notes every refused connection in ``outside/network.jsonl``;
 5. executes the agent's command.
 
-The watcher ends with the trial's PID namespace.
+It runs before every process a trial starts, so it keeps to the cheapest modules (``_socket`` and
+``select``, not ``socket``, ``selectors``, ``subprocess`` or ``json``: those cost the agent's start
+more than everything else here), and takes its settings as plain arguments, ``--`` before the command:
+``layer FOLDER UPPER WORK``, ``bind SOURCE TARGET``, ``ip PATH``, ``log PATH``, ``listen ADDRESS PORT
+SOCKET``. The watcher ends with the trial's PID namespace.
 """
 
 from __future__ import annotations
 
+import _socket
 import ctypes
-import json
 import os
-import selectors
-import socket
-import struct
-import subprocess
+import select
 import sys
-from typing import Any
 
 MS_RDONLY, MS_REMOUNT, MS_BIND = 1, 32, 4096
 PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
@@ -39,9 +39,11 @@ CAPABILITY_VERSION_3 = 0x20080522
 ETH_P_ALL, PACKET_OUTGOING = 3, 4
 TCP_SYN, TCP_RST, TCP_ACK = 0x02, 0x04, 0x10
 LOGGED_AT_MOST = 1000
+ARITY = {"layer": 3, "bind": 2, "ip": 1, "log": 1, "listen": 3}
 
 _libc = ctypes.CDLL(None, use_errno=True)
-Listeners = list[tuple[socket.socket, str]]
+Settings = dict[str, list[list[str]]]
+Listeners = list[tuple[_socket.socket, str]]
 
 
 def fail(what: str) -> None:
@@ -49,6 +51,22 @@ def fail(what: str) -> None:
     sys.stderr.write(f"trialbook isolation: {what}; the trial's command did not start\n")
     sys.stderr.flush()
     os._exit(126)
+
+
+def parse(args: list[str]) -> tuple[Settings, list[str]]:
+    """The settings before ``--`` by kind, and the command after it."""
+    settings: Settings = {kind: [] for kind in ARITY}
+    index = 0
+    while index < len(args) and args[index] != "--":
+        kind = args[index]
+        if kind not in ARITY or index + ARITY[kind] >= len(args):
+            fail(f"unreadable setting {kind!r}")
+        settings[kind].append(args[index + 1 : index + 1 + ARITY[kind]])
+        index += 1 + ARITY[kind]
+    command = args[index + 1 :]
+    if not command:
+        fail("no command given")
+    return settings, command
 
 
 def mount(source: str, target: str, fstype: str | None, flags: int, data: str | None) -> None:
@@ -59,36 +77,49 @@ def mount(source: str, target: str, fstype: str | None, flags: int, data: str | 
         fail(f"mounting {target} failed: {os.strerror(ctypes.get_errno())}")
 
 
-def set_up_files(spec: dict[str, Any]) -> None:
+def set_up_files(settings: Settings) -> None:
     """The overlay layers, then the files bound over others (read-only)."""
-    for folder, upper, work in spec["layers"]:
+    for folder, upper, work in settings["layer"]:
         os.makedirs(upper, exist_ok=True)
         os.makedirs(work, exist_ok=True)
         mount("overlay", folder, "overlay", 0, f"lowerdir={folder},upperdir={upper},workdir={work},userxattr")
-    for source, target in spec["binds"]:
+    for source, target in settings["bind"]:
         mount(source, target, None, MS_BIND, None)
         mount("none", target, None, MS_BIND | MS_REMOUNT | MS_RDONLY, None)
 
 
-def set_up_network(net: dict[str, Any]) -> tuple[socket.socket | None, Listeners]:
+def run_quietly(argv: list[str]) -> None:
+    """Run ``argv`` and wait, its output dropped and its failure ignored (the watch only sees less)."""
+    pid = os.fork()
+    if pid == 0:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        try:
+            os.execv(argv[0], argv)
+        finally:
+            os._exit(127)
+    os.waitpid(pid, 0)
+
+
+def set_up_network(settings: Settings) -> tuple[_socket.socket | None, Listeners]:
     """Every address local (when ``ip`` is there), the packet socket, and the endpoints' listeners."""
-    if net["ip"]:
-        for version, everything in (("-4", "0.0.0.0/0"), ("-6", "::/0")):
-            command = [net["ip"], version, "route", "add", "local", everything, "dev", "lo"]
-            subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, check=False)
-    sniffer: socket.socket | None = None
+    for (ip,) in settings["ip"]:
+        run_quietly([ip, "-4", "route", "add", "local", "0.0.0.0/0", "dev", "lo"])
+        run_quietly([ip, "-6", "route", "add", "local", "::/0", "dev", "lo"])
+    sniffer: _socket.socket | None = None
     try:
-        sniffer = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(ETH_P_ALL))
+        sniffer = _socket.socket(_socket.AF_PACKET, _socket.SOCK_DGRAM, _socket.htons(ETH_P_ALL))
         sniffer.bind(("lo", 0))
     except OSError:
         sniffer = None  # the refusals go unrecorded; the network stays closed all the same
-    listeners: Listeners = []
-    for address, port, path in net["listen"]:
-        family = socket.AF_INET6 if ":" in address else socket.AF_INET
-        listener = socket.socket(family, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listeners = []
+    for address, port, path in settings["listen"]:
+        family = _socket.AF_INET6 if ":" in address else _socket.AF_INET
+        listener = _socket.socket(family, _socket.SOCK_STREAM)
+        listener.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
         try:
-            listener.bind((address, port))
+            listener.bind((address, int(port)))
         except OSError as exc:
             fail(f"listening for the model endpoint {address}:{port} failed: {exc.strerror}")
         listener.listen(64)
@@ -110,47 +141,65 @@ def drop_rights() -> None:
         fail("capabilities still held after dropping them: " + " ".join(":".join(f) for f in held))
 
 
-class Watcher:
-    """The relay of the model endpoints' connections and the log of refused ones, on one selector."""
+def _port(data: bytes, at: int) -> int:
+    return data[at] << 8 | data[at + 1]
 
-    def __init__(self, sniffer: socket.socket | None, listeners: Listeners, log: str) -> None:
-        self.selector = selectors.DefaultSelector()
+
+class Watcher:
+    """The relay of the model endpoints' connections and the log of refused ones, on one poll."""
+
+    def __init__(self, sniffer: _socket.socket | None, listeners: Listeners, log: str):
+        self.poll = select.poll()
         self.log = log
         self.pending: set[tuple[str, int, int]] = set()
         self.logged: set[tuple[str, int]] = set()
-        self.pairs: dict[socket.socket, socket.socket] = {}
-        if sniffer is not None:
-            self.selector.register(sniffer, selectors.EVENT_READ, self.packet)
+        self.sockets: dict[int, _socket.socket] = {}
+        self.other: dict[int, _socket.socket] = {}
+        self.paths: dict[int, str] = {}
+        self.sniffer = sniffer
+        for sock in [sniffer] if sniffer is not None else []:
+            self.watch(sock)
         for listener, path in listeners:
-            self.selector.register(listener, selectors.EVENT_READ, (self.accept, path))
+            self.paths[listener.fileno()] = path
+            self.watch(listener)
+
+    def watch(self, sock: _socket.socket) -> None:
+        """Wake for what ``sock`` receives."""
+        self.sockets[sock.fileno()] = sock
+        self.poll.register(sock.fileno(), select.POLLIN)
 
     def run(self) -> None:
         """Serve until the trial's namespace ends."""
         while True:
-            for key, _ in self.selector.select():
-                handler = key.data
-                if isinstance(handler, tuple):
-                    handler[0](key.fileobj, handler[1])
+            for fd, _ in self.poll.poll():
+                sock = self.sockets.get(fd)
+                if sock is None:
+                    continue
+                if sock is self.sniffer:
+                    self.packet(sock)
+                elif fd in self.paths:
+                    self.accept(sock, self.paths[fd])
                 else:
-                    handler(key.fileobj)
+                    self.relay(sock)
 
-    def accept(self, listener: socket.socket, path: str) -> None:
+    def accept(self, listener: _socket.socket, path: str) -> None:
         """A connection to a model endpoint: carried to the host's relay through the Unix socket."""
-        client, _ = listener.accept()
-        upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        fd, _ = listener._accept()  # type: ignore[attr-defined]  # _socket's own accept: a descriptor
+        client = _socket.socket(listener.family, _socket.SOCK_STREAM, 0, fd)
+        upstream = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
             upstream.connect(path)
         except OSError:
             client.close()
             upstream.close()
             return
-        self.pairs[client], self.pairs[upstream] = upstream, client
-        self.selector.register(client, selectors.EVENT_READ, self.relay)
-        self.selector.register(upstream, selectors.EVENT_READ, self.relay)
+        self.other[client.fileno()], self.other[upstream.fileno()] = upstream, client
+        self.watch(client)
+        self.watch(upstream)
 
-    def relay(self, sock: socket.socket) -> None:
+    def relay(self, sock: _socket.socket) -> None:
         """Copy what arrived to the other side; close both when either ends."""
-        other = self.pairs.get(sock)
+        other = self.other.get(sock.fileno())
         try:
             data = sock.recv(65536)
             if other is not None and data:
@@ -159,12 +208,14 @@ class Watcher:
         except OSError:
             pass
         for end in (sock, other):
-            if end is not None and end in self.pairs:
-                self.selector.unregister(end)
-                del self.pairs[end]
+            if end is not None and end.fileno() in self.sockets:
+                fd = end.fileno()
+                self.poll.unregister(fd)
+                del self.sockets[fd]
+                self.other.pop(fd, None)
                 end.close()
 
-    def packet(self, sniffer: socket.socket) -> None:
+    def packet(self, sniffer: _socket.socket) -> None:
         """Note a refused connection: a TCP reset answering a SYN, or an ICMP port unreachable."""
         data, address = sniffer.recvfrom(65536)
         if address[2] != PACKET_OUTGOING:  # the loopback shows each packet twice; take it once
@@ -172,26 +223,20 @@ class Watcher:
         version = data[0] >> 4 if data else 0
         if version == 4 and len(data) >= 20:
             header, protocol = (data[0] & 0x0F) * 4, data[9]
-            source, target = (
-                socket.inet_ntop(socket.AF_INET, data[12:16]),
-                socket.inet_ntop(socket.AF_INET, data[16:20]),
-            )
+            source = _socket.inet_ntop(_socket.AF_INET, data[12:16])
+            target = _socket.inet_ntop(_socket.AF_INET, data[16:20])
             self.transport(protocol, data[header:], source, target, icmp=1, unreachable=(3, 3))
         elif version == 6 and len(data) >= 40:
-            protocol = data[6]
-            source, target = (
-                socket.inet_ntop(socket.AF_INET6, data[8:24]),
-                socket.inet_ntop(socket.AF_INET6, data[24:40]),
-            )
-            self.transport(protocol, data[40:], source, target, icmp=58, unreachable=(1, 4))
+            source = _socket.inet_ntop(_socket.AF_INET6, data[8:24])
+            target = _socket.inet_ntop(_socket.AF_INET6, data[24:40])
+            self.transport(data[6], data[40:], source, target, icmp=58, unreachable=(1, 4))
 
     def transport(
         self, protocol: int, body: bytes, source: str, target: str, *, icmp: int, unreachable: tuple[int, int]
     ) -> None:
         """The TCP or ICMP part of one packet: remember SYNs, log the refusals that answer them."""
         if protocol == 6 and len(body) >= 14:
-            sport, dport = struct.unpack("!HH", body[:4])
-            flags = body[13]
+            sport, dport, flags = _port(body, 0), _port(body, 2), body[13]
             if flags & TCP_SYN and not flags & TCP_ACK:
                 self.pending.add((target, dport, sport))
             elif flags & TCP_SYN:  # accepted: a reset later ends a connection, it refuses none
@@ -202,30 +247,25 @@ class Watcher:
         elif protocol == icmp and len(body) >= 8 and (body[0], body[1]) == unreachable:
             inner = body[8:]
             if icmp == 1 and len(inner) >= 20:
-                start = (inner[0] & 0x0F) * 4
-                target = socket.inet_ntop(socket.AF_INET, inner[16:20])
+                start, family, at = (inner[0] & 0x0F) * 4, _socket.AF_INET, slice(16, 20)
             elif icmp == 58 and len(inner) >= 40:
-                start, target = 40, socket.inet_ntop(socket.AF_INET6, inner[24:40])
+                start, family, at = 40, _socket.AF_INET6, slice(24, 40)
             else:
                 return
             if len(inner) >= start + 4:
-                self.note(target, struct.unpack("!H", inner[start + 2 : start + 4])[0])
+                self.note(_socket.inet_ntop(family, inner[at]), _port(inner, start + 2))
 
     def note(self, host: str, port: int) -> None:
-        """One line per refused place, the first time it is refused."""
+        """One line per refused place, the first time it is refused (``host`` is an address: no quoting)."""
         if (host, port) in self.logged or len(self.logged) >= LOGGED_AT_MOST:
             return
         self.logged.add((host, port))
         with open(self.log, "a") as out:
-            out.write(json.dumps({"host": host, "port": port}) + "\n")
+            out.write(f'{{"host": "{host}", "port": {port}}}\n')
 
 
-def leave_watcher(
-    sniffer: socket.socket | None, listeners: list[tuple[socket.socket, str]], log: str
-) -> None:
+def leave_watcher(sniffer: _socket.socket | None, listeners: Listeners, log: str) -> None:
     """Start the watcher in a grandchild, so the agent has no child of its own to wait for."""
-    if sniffer is None and not listeners:
-        return
     if os.fork() == 0:
         if os.fork() == 0:
             null = os.open(os.devnull, os.O_RDWR)
@@ -245,17 +285,17 @@ def leave_watcher(
 
 def main() -> None:
     """Set up, drop every right, start the watcher, run the agent (see the module docstring)."""
-    spec, argv = json.loads(sys.argv[1]), sys.argv[2:]
-    set_up_files(spec)
-    net = spec.get("net")
-    sniffer, listeners = set_up_network(net) if net else (None, [])
+    settings, command = parse(sys.argv[1:])
+    set_up_files(settings)
+    watched = settings["log"]
+    sniffer, listeners = set_up_network(settings) if watched else (None, [])
     drop_rights()
-    if net:
-        leave_watcher(sniffer, listeners, net["log"])
+    if watched:
+        leave_watcher(sniffer, listeners, watched[0][0])
     try:
-        os.execvp(argv[0], argv)
+        os.execvp(command[0], command)
     except OSError as exc:
-        sys.stderr.write(f"{argv[0]}: {exc.strerror}\n")
+        sys.stderr.write(f"{command[0]}: {exc.strerror}\n")
         os._exit(127 if isinstance(exc, FileNotFoundError) else 126)
 
 

@@ -25,7 +25,6 @@ restricted as on Ubuntu 24.04's default AppArmor policy) :func:`bwrap_problem` s
 from __future__ import annotations
 
 import functools
-import json
 import os
 import shutil
 import subprocess
@@ -118,13 +117,15 @@ class Isolation:
             for shim, target in binds:
                 args += ["--ro-bind", str(shim), str(target)]
             return [*args, "--chdir", str(cwd), "--", *argv]
-        spec: dict[str, object] = {"layers": layer_spec(self.root, system_layers(self.root, places))}
+        settings = layer_spec(self.root, system_layers(self.root, places))
         if self.network != "host":
             endpoints = [endpoint_of(url) for url in self.endpoints] if self.network == "model" else []
-            spec["net"], hosts = network_spec(self.root, endpoints)
+            network, hosts = network_spec(self.root, endpoints)
+            settings += network
             binds += hosts
-        spec["binds"] = [[str(source), str(target)] for source, target in binds]
-        helper = [python, "-I", "-S", "-c", inside_source(), json.dumps(spec)]
+        for source, target in binds:
+            settings += ["bind", str(source), str(target)]
+        helper = [python, "-I", "-S", "-c", inside_source(), *settings, "--"]
         return [*args, "--chdir", str(cwd), "--", *helper, *argv]
 
     def outside_writes(self) -> tuple[OutsideWrite, ...]:

@@ -76,27 +76,27 @@ def _socket(root: Path, index: int) -> Path:
     return _net_folder(root) / f"{index}.sock"
 
 
-def network_spec(
-    root: Path, endpoints: Sequence[Endpoint]
-) -> tuple[dict[str, object], list[tuple[Path, Path]]]:
-    """What ``_inside`` sets up, and the files to bind (an ``/etc/hosts`` when an endpoint has a name)."""
+def network_spec(root: Path, endpoints: Sequence[Endpoint]) -> tuple[list[str], list[tuple[Path, Path]]]:
+    """``_inside``'s settings for the trial's network, and the files to bind (an ``/etc/hosts`` for names)."""
     folder = _net_folder(root)
     folder.mkdir(parents=True, exist_ok=True)
-    listen: list[list[object]] = []
+    settings = ["log", str(_log(root))]
+    ip = shutil.which("ip", path="/usr/sbin:/sbin:/usr/bin:/bin")
+    if ip is not None:
+        settings += ["ip", ip]
     names: list[str] = []
     for index, endpoint in enumerate(endpoints):
         address = endpoint.host
         if endpoint.named:
             address = f"127.0.0.{10 + index}"
             names.append(f"{address} {endpoint.host}")
-        listen.append([address, endpoint.port, str(_socket(root, index))])
+        settings += ["listen", address, str(endpoint.port), str(_socket(root, index))]
     binds: list[tuple[Path, Path]] = []
     if names:
         hosts = folder / "hosts"
         hosts.write_text("127.0.0.1 localhost\n::1 localhost\n" + "\n".join(names) + "\n", encoding="utf-8")
         binds.append((hosts, Path("/etc/hosts")))
-    ip = shutil.which("ip", path="/usr/sbin:/sbin:/usr/bin:/bin") or ""
-    return {"ip": ip, "log": str(_log(root)), "listen": listen}, binds
+    return settings, binds
 
 
 def refused_connections(root: Path) -> tuple[RefusedConnection, ...] | None:

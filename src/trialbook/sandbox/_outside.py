@@ -98,12 +98,13 @@ def system_layers(root: Path, hidden: Sequence[Path]) -> tuple[Path, ...]:
     return tuple(found)
 
 
-def layer_spec(root: Path, layers: Sequence[Path]) -> list[list[str]]:
-    """``[folder, upper, work]`` for each layered top folder, as ``_inside`` mounts them."""
-    return [
-        [str(top), str(root / OUTSIDE / "upper" / top.name), str(root / OUTSIDE / "work" / top.name)]
-        for top in layers
-    ]
+def layer_spec(root: Path, layers: Sequence[Path]) -> list[str]:
+    """``_inside``'s settings for each layered top folder: ``layer FOLDER UPPER WORK``."""
+    settings: list[str] = []
+    for top in layers:
+        upper, work = root / OUTSIDE / "upper" / top.name, root / OUTSIDE / "work" / top.name
+        settings += ["layer", str(top), str(upper), str(work)]
+    return settings
 
 
 def _own_folders(root: Path) -> dict[str, Path]:
