@@ -7,6 +7,7 @@ share one environment starts the CLI once, while sandboxed trials each keep thei
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Mapping
@@ -16,8 +17,10 @@ from pathlib import Path
 from ..._owner import temp_prefix
 from ...evidence import CopilotResult
 from ...masking import enforce_lengths
+from ...sandbox._network import relay_for
 from .._protocol import AgentSpec, AgentTask, Availability
 from ._config import CopilotEval, eval_from_spec
+from ._isolated import isolated_cli, model_endpoints
 from ._masked import credential_items, known_credentials
 from ._server import RUNNER_TOKEN, TOKEN_VARIABLES, ServerPool, availability, cli_environment, cli_version
 from ._session import Trial, run_trial
@@ -47,6 +50,10 @@ class CopilotAgent:
     """
 
     SKILLS_FOLDER = SKILLS_FOLDER
+    SUPPORTS_ISOLATION = True
+    """The SDK starts the CLI through a script that starts it isolated (``_isolated``)."""
+    DEFAULT_NETWORK = "host"
+    """Under isolation, unless the eval says otherwise: Copilot's own service is more than one endpoint."""
 
     def __init__(
         self,
@@ -116,6 +123,11 @@ class CopilotAgent:
             # Copilot lists project skills only from the directories the session is given.
             skills = str(task.workdir / SKILLS_FOLDER)
             config = replace(config, skill_directories=(*config.skill_directories, skills))
+        isolation = task.isolation
+        if isolation is not None:
+            path, isolation = isolated_cli(
+                path, isolation, task.workdir, env, model_endpoints(self.config.provider)
+            )
         trial = Trial(
             config=config,
             prompt=task.prompt,
@@ -128,7 +140,15 @@ class CopilotAgent:
             secrets=(*task.masker.values, *self._secrets(env)),
             inputs=task.inputs,
         )
-        return await run_trial(self.pool, trial)
+        if isolation is None:
+            return await run_trial(self.pool, trial)
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                if isolation.network == "model":
+                    await stack.enter_async_context(relay_for(isolation.root, isolation.endpoints))
+                return await run_trial(self.pool, trial)
+        finally:
+            await self.pool.stop_for(path)  # its namespaces end with the trial: never reused
 
     async def run_prompt(
         self,

@@ -219,6 +219,13 @@ class ServerPool:
             if stream is not None and not stream.closed:
                 stream.close()
 
+    async def stop_for(self, cli_path: str) -> None:
+        """Stop the idle servers of ``cli_path`` now (an isolated trial's, whose namespaces end with it)."""
+        for key, server in list(self._servers.items()):
+            if key[0] == cli_path and server.users == 0:
+                self._servers.pop(key, None)
+                await self._stop(server)
+
     async def aclose(self) -> None:
         """Stop every server, even when one of them fails to stop."""
         servers, self._servers = list(self._servers.values()), {}
