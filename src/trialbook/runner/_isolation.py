@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from ..errors import RefusedRunError
 from ..sandbox import bwrap_problem
-from ..sandbox._outside import helper_python
+from ..sandbox._isolation import inside_python
 from ._options import RunOptions
 from ._plan import AgentPool, PlanEntry
 
@@ -22,9 +22,13 @@ def _problem(entry: PlanEntry, pool: AgentPool) -> str | None:
     agent = pool.get(entry.agent)
     if not getattr(agent, "SUPPORTS_ISOLATION", False):
         return f"agent {entry.agent.name} starts its processes itself, outside trialbook's isolation"
-    if _network(entry, pool) == "model" and helper_python() is None:
-        return "network: model needs the system's Python (/usr/bin/python3) to run inside the sandbox"
-    return bwrap_problem()
+    problem = bwrap_problem()
+    if problem is None and _network(entry, pool) == "model" and inside_python() is None:
+        return (
+            "network: model needs the system's Python (/usr/bin/python3) and a user namespace of the "
+            "trial's own to reach the model endpoint from inside the sandbox"
+        )
+    return problem
 
 
 def _network(entry: PlanEntry, pool: AgentPool) -> str:

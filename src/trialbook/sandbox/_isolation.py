@@ -39,11 +39,11 @@ from ._covers import ShimCover, cover_pairs, view_args
 from ._network import endpoint_of, network_spec, refused_connections
 from ._outside import (
     cover_folder,
-    helper_python,
     layer_spec,
     outside_writes,
     prepare_outside,
     system_layers,
+    system_python,
 )
 
 __all__ = ["ISOLATIONS", "NETWORKS", "Isolation", "bwrap_problem", "hidden_paths", "install_root"]
@@ -88,7 +88,7 @@ class Isolation:
         """
         places = self._places()
         prepare_outside(self.root, places)
-        python = helper_python()
+        python = inside_python()
         args = [
             find_bwrap() or "bwrap",
             "--die-with-parent",
@@ -135,6 +135,44 @@ class Isolation:
     def network_refused(self) -> tuple[RefusedConnection, ...] | None:
         """The connections its own network refused (``_network``); ``None`` when nothing watched."""
         return None if self.network == "host" else refused_connections(self.root)
+
+
+@functools.cache
+def inside_python() -> str | None:
+    """The Python that runs ``_inside`` first in each trial, when this machine lets it; else ``None``.
+
+    ``_inside`` needs a user namespace of the trial's own with rights in it. Root can run bubblewrap
+    without one, so a machine where user namespaces are off still isolates, only without the writable
+    layers and the network's watch: this probe, made once, tells the two apart.
+    """
+    python, binary = system_python(), find_bwrap()
+    if python is None or binary is None:
+        return None
+    probe = [
+        binary,
+        "--unshare-user",
+        "--unshare-pid",
+        *(f for right in INSIDE_RIGHTS for f in ("--cap-add", right)),
+    ]
+    probe += [
+        "--ro-bind",
+        "/",
+        "/",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        python,
+        "-I",
+        "-S",
+        "-c",
+        "import ctypes",
+    ]
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return python if done.returncode == 0 else None
 
 
 @functools.cache

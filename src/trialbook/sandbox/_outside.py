@@ -37,11 +37,11 @@ from ..evidence import OutsideWrite
 __all__ = [
     "OUTSIDE",
     "cover_folder",
-    "helper_python",
     "layer_spec",
     "outside_writes",
     "prepare_outside",
     "system_layers",
+    "system_python",
 ]
 
 OUTSIDE = "outside"
@@ -68,9 +68,8 @@ def _host_mounts() -> tuple[Path, ...]:
     return tuple(Path(point.encode().decode("unicode_escape")) for point in points)
 
 
-@functools.cache
-def helper_python() -> str | None:
-    """The system's Python, which runs the mount helper inside the trial; ``None`` when there is none."""
+def system_python() -> str | None:
+    """The system's Python, which can run ``_inside`` in a trial (trialbook's own is hidden there)."""
     for candidate in ("/usr/bin/python3", "/bin/python3"):
         if os.access(candidate, os.X_OK):
             return candidate
@@ -84,7 +83,7 @@ def _overlay_safe(path: Path) -> bool:
 
 def system_layers(root: Path, hidden: Sequence[Path]) -> tuple[Path, ...]:
     """The top folders that get a writable layer: none holds a host mount, a hidden place or the trial."""
-    if helper_python() is None or not _overlay_safe(root):
+    if not _overlay_safe(root):
         return ()
     protected = (*hidden, root, *(point for point in _host_mounts() if point != Path("/")))
     found = []
