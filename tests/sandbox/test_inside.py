@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 
@@ -36,7 +37,7 @@ def test_a_reset_answering_a_syn_is_a_refusal_and_one_ending_an_accepted_connect
     tmp_path: Path,
 ) -> None:
     log = tmp_path / "network.jsonl"
-    watcher = _inside.Watcher(None, [], str(log))
+    watcher = _inside.Watcher(None, [], str(log), os.pidfd_open(os.getpid()))
     syn, ack, rst = _inside.TCP_SYN, _inside.TCP_ACK, _inside.TCP_RST | _inside.TCP_ACK
     packets = [
         _tcp("127.0.0.1", "127.0.0.1", 40000, 4567, syn),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,6 +50,10 @@ def test_a_loopback_port_of_the_host_is_refused_recorded_and_shown_under_bwrap(
     # Refused and recorded; the agent's own server inside its namespace worked and is not listed.
     assert result["network_refused"] == [{"host": "127.0.0.1", "port": listening}]
     assert f"network refused (1): 127.0.0.1:{listening}" in run.done.stdout
+    # The watcher ends with the agent: nothing of the trial is left running, its log named in its argv.
+    root = Path(result["working_directory"]).parent
+    alive = subprocess.run(["pgrep", "-f", f"{root}/outside"], capture_output=True, text=True, check=False)
+    assert alive.stdout == ""
 
 
 def test_endpoints_are_read_from_urls_with_their_default_ports() -> None:

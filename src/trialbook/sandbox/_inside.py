@@ -22,7 +22,8 @@ It runs before every process a trial starts, so it keeps to the cheapest modules
 ``select``, not ``socket``, ``selectors``, ``subprocess`` or ``json``: those cost the agent's start
 more than everything else here), and takes its settings as plain arguments, ``--`` before the command:
 ``layer FOLDER UPPER WORK``, ``bind SOURCE TARGET``, ``ip PATH``, ``log PATH``, ``listen ADDRESS PORT
-SOCKET``. The watcher ends with the trial's PID namespace.
+SOCKET``, ``user UID GID`` (for a runner that is not root: see :func:`become`). The watcher ends with the
+trial's PID namespace.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ CAPABILITY_VERSION_3 = 0x20080522
 ETH_P_ALL, PACKET_OUTGOING = 3, 4
 TCP_SYN, TCP_RST, TCP_ACK = 0x02, 0x04, 0x10
 LOGGED_AT_MOST = 1000
-ARITY = {"layer": 3, "bind": 2, "ip": 1, "log": 1, "listen": 3}
+ARITY = {"layer": 3, "bind": 2, "ip": 1, "log": 1, "listen": 3, "user": 2}
+CLONE_NEWUSER = 0x10000000
 
 _libc = ctypes.CDLL(None, use_errno=True)
 Settings = dict[str, list[list[str]]]
@@ -78,11 +80,15 @@ def mount(source: str, target: str, fstype: str | None, flags: int, data: str | 
 
 
 def set_up_files(settings: Settings) -> None:
-    """The overlay layers, then the files bound over others (read-only)."""
+    """The overlay layers, then the files bound over others (read-only).
+
+    A layer the kernel refuses is left out: that folder stays read-only, as without layers.
+    """
     for folder, upper, work in settings["layer"]:
         os.makedirs(upper, exist_ok=True)
         os.makedirs(work, exist_ok=True)
-        mount("overlay", folder, "overlay", 0, f"lowerdir={folder},upperdir={upper},workdir={work},userxattr")
+        options = f"lowerdir={folder},upperdir={upper},workdir={work},userxattr"
+        _libc.mount(b"overlay", folder.encode(), b"overlay", 0, options.encode())
     for source, target in settings["bind"]:
         mount(source, target, None, MS_BIND, None)
         mount("none", target, None, MS_BIND | MS_REMOUNT | MS_RDONLY, None)
@@ -127,6 +133,20 @@ def set_up_network(settings: Settings) -> tuple[_socket.socket | None, Listeners
     return sniffer, listeners
 
 
+def become(uid: str, gid: str) -> None:
+    """Be the runner's own user again, in a user namespace nested in the one that owns the mounts.
+
+    bubblewrap started this process as root of the trial's user namespace (mapped to the runner's user),
+    which is what mounting takes. The agent runs as the runner's uid, and from a namespace of its own it
+    could not undo a mount even if it held rights there.
+    """
+    if _libc.unshare(CLONE_NEWUSER) != 0:
+        fail(f"making the agent's user namespace failed: {os.strerror(ctypes.get_errno())}")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} 0 1"), ("gid_map", f"{gid} 0 1")):
+        with open(f"/proc/self/{name}", "w") as out:
+            out.write(text)
+
+
 def drop_rights() -> None:
     """Drop every capability from every set, and check: the agent must not undo a mount."""
     _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
@@ -148,8 +168,10 @@ def _port(data: bytes, at: int) -> int:
 class Watcher:
     """The relay of the model endpoints' connections and the log of refused ones, on one poll."""
 
-    def __init__(self, sniffer: _socket.socket | None, listeners: Listeners, log: str):
+    def __init__(self, sniffer: _socket.socket | None, listeners: Listeners, log: str, agent: int):
         self.poll = select.poll()
+        self.agent = agent
+        self.poll.register(agent, select.POLLIN)
         self.log = log
         self.pending: set[tuple[str, int, int]] = set()
         self.logged: set[tuple[str, int]] = set()
@@ -172,6 +194,8 @@ class Watcher:
         """Serve until the trial's namespace ends."""
         while True:
             for fd, _ in self.poll.poll():
+                if fd == self.agent:  # the agent's process ended: so does the watch (and the sandbox)
+                    os._exit(0)
                 sock = self.sockets.get(fd)
                 if sock is None:
                     continue
@@ -265,18 +289,24 @@ class Watcher:
 
 
 def leave_watcher(sniffer: _socket.socket | None, listeners: Listeners, log: str) -> None:
-    """Start the watcher in a grandchild, so the agent has no child of its own to wait for."""
+    """Start the watcher in a grandchild, so the agent has no child of its own to wait for.
+
+    bubblewrap's first process waits for every process of the trial, so the watcher must end with the
+    agent: it watches a pidfd of this process, which becomes the agent's when it executes.
+    """
+    agent = os.pidfd_open(os.getpid())  # closed on exec: the agent never holds it
     if os.fork() == 0:
         if os.fork() == 0:
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
             try:
-                Watcher(sniffer, listeners, log).run()
+                Watcher(sniffer, listeners, log, agent).run()
             finally:
                 os._exit(0)
         os._exit(0)
     os.wait()
+    os.close(agent)
     if sniffer is not None:
         sniffer.close()
     for listener, _ in listeners:
@@ -289,6 +319,8 @@ def main() -> None:
     set_up_files(settings)
     watched = settings["log"]
     sniffer, listeners = set_up_network(settings) if watched else (None, [])
+    for uid, gid in settings["user"]:
+        become(uid, gid)
     drop_rights()
     if watched:
         leave_watcher(sniffer, listeners, watched[0][0])

@@ -51,8 +51,18 @@ __all__ = ["ISOLATIONS", "NETWORKS", "Isolation", "bwrap_problem", "hidden_paths
 ISOLATIONS = ("auto", "none", "bwrap")
 NETWORKS = ("host", "model", "none")
 Network = Literal["host", "model", "none"]
-INSIDE_RIGHTS = ("CAP_SYS_ADMIN", "CAP_SETPCAP", "CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_NET_BIND_SERVICE")
-"""What ``_inside`` holds to mount, route, watch and listen before it drops everything."""
+INSIDE_RIGHTS = (
+    "CAP_SYS_ADMIN",
+    "CAP_DAC_OVERRIDE",
+    "CAP_SETPCAP",
+    "CAP_SETFCAP",
+    "CAP_NET_ADMIN",
+    "CAP_NET_RAW",
+    "CAP_NET_BIND_SERVICE",
+)
+"""What ``_inside`` holds, in the trial's user namespace only, before it drops everything: mounting
+(an overlay's work folder takes ``CAP_DAC_OVERRIDE``), becoming the runner's user again (mapping uid 0 of
+the parent namespace takes ``CAP_SETFCAP``), routing, watching and listening."""
 
 TMP = Path("/tmp")
 
@@ -98,7 +108,7 @@ class Isolation:
         ]
         if python is not None:
             # The rights _inside needs, in the trial's own user namespace; it drops them before argv runs.
-            args.append("--unshare-user")
+            args += ["--unshare-user", *_as_root()]
             for right in INSIDE_RIGHTS:
                 args += ["--cap-add", right]
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
@@ -125,6 +135,8 @@ class Isolation:
             binds += hosts
         for source, target in binds:
             settings += ["bind", str(source), str(target)]
+        if os.getuid() != 0:
+            settings += ["user", str(os.getuid()), str(os.getgid())]
         helper = [python, "-I", "-S", "-c", inside_source(), *settings, "--"]
         return [*args, "--chdir", str(cwd), "--", *helper, *argv]
 
@@ -135,6 +147,11 @@ class Isolation:
     def network_refused(self) -> tuple[RefusedConnection, ...] | None:
         """The connections its own network refused (``_network``); ``None`` when nothing watched."""
         return None if self.network == "host" else refused_connections(self.root)
+
+
+def _as_root() -> list[str]:
+    # Mounting takes root of the namespace that owns the mounts; _inside becomes the runner's uid after.
+    return [] if os.getuid() == 0 else ["--uid", "0", "--gid", "0"]
 
 
 @functools.cache
