@@ -15,7 +15,10 @@ user can. Under ``bwrap`` every process a trial starts runs in its own mount, PI
   other trials', and when the namespace's first process ends the kernel ends every process in it;
 - each shim is also bound over every real binary of its name, so a call by absolute path is recorded
   (``_covers``);
-- with ``network: none`` the trial also gets its own network namespace with only a loopback interface.
+- with ``network: none`` or ``model`` the trial also gets its own network namespace, where refused
+  connections are recorded and, with ``model``, only the agent's model endpoints answer (``_network``);
+- where the system's Python and a user namespace of its own are there, the trial's first process is
+  ``_inside``, which sets up what bubblewrap 0.8 cannot and drops every right before the agent runs.
 
 The protocol is :meth:`Isolation.wrap`: the command line to start instead of ``argv``. A container
 backend would provide the same method. Where bubblewrap cannot run (not installed, or user namespaces
@@ -72,7 +75,7 @@ APPARMOR_FIX = "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
 
 @dataclass(frozen=True)
 class Isolation:
-    """One trial's bubblewrap settings: its writable folder, what to hide, and its network."""
+    """One trial's bubblewrap settings: its writable folder, what to hide, its shims and its network."""
 
     root: Path
     hide: tuple[Path, ...] = ()
