@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ._custom import AssertThat, CheckFunction, assert_that
     from ._files import FileContains, FileExists, file_contains, file_exists
     from ._inputs import Loaded, SkillUsed, loaded, skill_used
+    from ._judge import Judge, JudgeAsker, JudgeRef
     from ._pattern import Pattern, PatternLike
     from ._quick import quick_checks
     from ._trial import Call, CommandOutcome, FinishedTrial
@@ -50,6 +51,9 @@ _LAZY = {
     "SkillUsed": "_inputs",
     "loaded": "_inputs",
     "skill_used": "_inputs",
+    "Judge": "_judge",
+    "JudgeAsker": "_judge",
+    "JudgeRef": "_judge",
     "Pattern": "_pattern",
     "PatternLike": "_pattern",
     "quick_checks": "_quick",
@@ -74,6 +78,9 @@ __all__ = [
     "FileContains",
     "FileExists",
     "FinishedTrial",
+    "Judge",
+    "JudgeAsker",
+    "JudgeRef",
     "Loaded",
     "NotRan",
     "Pattern",

@@ -365,4 +365,76 @@ ASSERTION_KINDS: tuple[FieldDoc, ...] = (
         "Your own Python check, as module:function importable from the evals folder's parent.",
         'assert_that: {name: has-readme, check: "evals.checks:has_readme"}',
     ),
+    FieldDoc(
+        "judge",
+        {
+            "type": "object",
+            "required": ["judges"],
+            "additionalProperties": False,
+            "properties": {
+                "rubric": {"type": "string", "minLength": 1},
+                "rubric_file": _PATH,
+                "show": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "anyOf": [
+                            {"enum": ["final_message", "command_log", "diff"]},
+                            {
+                                "type": "object",
+                                "required": ["file"],
+                                "additionalProperties": False,
+                                "properties": {"file": _PATH},
+                            },
+                        ]
+                    },
+                    "default": ["final_message"],
+                },
+                "judges": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "required": ["provider", "model"],
+                        "additionalProperties": False,
+                        "properties": {
+                            "provider": {
+                                "anyOf": [
+                                    {"enum": ["anthropic", "openai"]},
+                                    {
+                                        "type": "object",
+                                        "required": ["type"],
+                                        "additionalProperties": False,
+                                        "properties": {
+                                            "type": {"enum": ["anthropic", "openai"]},
+                                            "base_url": {"type": "string", "minLength": 1},
+                                            "api_key": {"type": "string", "minLength": 1},
+                                        },
+                                    },
+                                ]
+                            },
+                            "model": {"type": "string", "minLength": 1},
+                        },
+                    },
+                },
+                "rule": {"enum": ["majority", "unanimous"], "default": "majority"},
+                "judge_examples": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["text", "verdict"],
+                        "additionalProperties": False,
+                        "properties": {
+                            "text": {"type": "string", "minLength": 1},
+                            "verdict": {"enum": ["pass", "fail"]},
+                        },
+                    },
+                },
+            },
+            "oneOf": [{"required": ["rubric"]}, {"required": ["rubric_file"]}],
+        },
+        "A panel of model judges grades the trial against a rubric, from what show names (see judges.md).",
+        "judge: {rubric: 'The reply explains why the build failed', judges: [{provider: anthropic, "
+        "model: claude-sonnet-4-5}]}",
+    ),
 )

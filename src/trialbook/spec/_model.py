@@ -83,7 +83,10 @@ class EvalSpec:
         """Seconds the trial's checks may take together (``limits.checks``, or the default)."""
         from ._limits import check_deadline
 
-        timeouts = [float(getattr(a, "timeout_s", 0.0)) for a in self.assertions if a.kind == "succeeds"]
+        # A judge's requests are bounded like a command: the panel's longest wait counts the same way.
+        timeouts = [
+            float(getattr(a, "timeout_s", 0.0)) for a in self.assertions if a.kind in ("succeeds", "judge")
+        ]
         return check_deadline(self.checks_timeout_s, timeouts)
 
     def line_of(self, field_path: str) -> int:

@@ -190,6 +190,12 @@ def _assert_that(node: Node, field: str, ctx: Context) -> Assertion | None:
     return assert_that(name, check)
 
 
+def _judge(node: Node, field: str, ctx: Context) -> Assertion | None:
+    from ._read_judge import read_judge
+
+    return read_judge(node, field, ctx)
+
+
 ASSERTION_READERS: dict[str, Callable[[Node, str, Context], Assertion | None]] = {
     "ran": _ran,
     "not_ran": _not_ran,
@@ -200,6 +206,7 @@ ASSERTION_READERS: dict[str, Callable[[Node, str, Context], Assertion | None]] =
     "skill_used": _skill_used,
     "succeeds": _succeeds,
     "assert_that": _assert_that,
+    "judge": _judge,
 }
 
 
