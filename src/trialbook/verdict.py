@@ -9,8 +9,9 @@ from .evidence import AgentResult
 
 __all__ = ["EXECUTION_FAILURES", "Verdict", "eval_verdict", "meets", "trial_passed"]
 
-Verdict = Literal["pass", "fail", "error", "incomplete", "vacuous"]
-"""``vacuous``: the eval's negative control passed, i.e. the eval passes with no agent at all."""
+Verdict = Literal["pass", "fail", "error", "incomplete", "vacuous", "judge_uncalibrated"]
+"""``vacuous``: the eval's negative control passed, i.e. the eval passes with no agent at all.
+``judge_uncalibrated``: a judge panel graded its labelled examples wrong, so its verdicts do not count."""
 
 EXECUTION_FAILURES = frozenset({"execution_error", "cleanup_error", "request_audit_error"})
 """Stop reasons that mean the agent could not run the task at all, as opposed to doing it badly."""

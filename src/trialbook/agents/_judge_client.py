@@ -9,10 +9,12 @@ half a secret the masker no longer recognises.
 from __future__ import annotations
 
 import json
+import threading
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..assertions._judge import ASK_TIMEOUT_S
 from ..assertions._panel import ANSWER_SHAPE, Answer, parse_answer
 from ..evidence import UsageEntry, estimate_cost
 from ..hashing import canonical_json, tagged_sha256
@@ -23,8 +25,7 @@ __all__ = ["JUDGE_TIMEOUT_S", "MAX_JUDGE_INPUT_CHARS", "JudgeCall", "JudgeClient
 MAX_JUDGE_INPUT_CHARS = 100_000
 """At most this many characters of shown material go to a judge; the rest is cut and the cut is said."""
 
-JUDGE_TIMEOUT_S = 120.0
-"""A judge that has not answered by then is that judge's error, never a pass."""
+JUDGE_TIMEOUT_S = ASK_TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -95,10 +96,22 @@ def _read(judge: JudgeModel, payload: Mapping[str, object]) -> tuple[str | None,
 
 @dataclass
 class JudgeClient:
-    """Asks judges over HTTP; one per run, so its cache spans every trial of the run."""
+    """Asks judges over HTTP; one per run, so its cache spans every trial of the run.
+
+    Trials check in worker threads at once: the same input asked by two of them (a calibration example,
+    typically) is sent once, the other waits for that answer instead of paying for it again.
+    """
 
     masker: Masker
     cache: dict[str, JudgeCall] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _asking: dict[str, threading.Lock] = field(default_factory=dict, repr=False, compare=False)
+
+    def remember(self, call: JudgeCall) -> None:
+        """Serve ``call``'s answer for its input hash from now on (a kept run's answers, re-scored)."""
+        if call.answer is not None:
+            with self._lock:
+                self.cache.setdefault(call.input_sha256, call)
 
     def ask(self, judge: JudgeModel, rubric: str, shown: str) -> JudgeCall:
         """One judge's answer on ``shown``: masked first, then cut, then sent (or read from the cache)."""
@@ -112,12 +125,16 @@ class JudgeClient:
                 {"type": judge.type, "base_url": judge.base_url, "model": judge.model, "prompt": prompt}
             )
         )
-        if key in self.cache:
-            found = self.cache[key]
-            return JudgeCall(**{**found.__dict__, "cached": True})
-        call = self._send(judge, prompt, key)
-        self.cache[key] = call
-        return call
+        with self._lock:
+            asking = self._asking.setdefault(key, threading.Lock())
+        with asking:
+            found = self.cache.get(key)
+            if found is not None:
+                return JudgeCall(**{**found.__dict__, "cached": True})
+            call = self._send(judge, prompt, key)
+            with self._lock:
+                self.cache[key] = call
+            return call
 
     def _send(self, judge: JudgeModel, prompt: str, key: str) -> JudgeCall:
         url, headers, body = _request(judge, prompt)

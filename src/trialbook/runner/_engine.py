@@ -20,6 +20,7 @@ from ..verdict import EXECUTION_FAILURES, Verdict, eval_verdict
 from ._cancel import Cancellation
 from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._explain import trial_failures, truncation_text
+from ._judges import RunJudges, uses_judges
 from ._ledger import BudgetLedger
 from ._plan import AgentPool, PlanEntry
 from ._trial import NotStarted, TrialOutcome, TrialRequest, run_trial, settle, trial_cost
@@ -99,9 +100,19 @@ class EntryResult:
             planned=self.planned - self.saved,
             threshold=self.entry.spec.pass_rate,
         )
+        if verdict in ("pass", "fail") and self.uncalibrated:
+            return "judge_uncalibrated"
         if self.control is not None and self.control.vacuous and verdict in ("pass", "fail"):
             return "vacuous"
         return verdict
+
+    @property
+    def uncalibrated(self) -> tuple[str, ...]:
+        """The judge checks whose panel missed a calibration example, by label, once each."""
+        from ..assertions._judge import is_uncalibrated
+
+        labels = (r.label for o in self.outcomes for r in o.assertions if is_uncalibrated(r))
+        return tuple(dict.fromkeys(labels))
 
     @property
     def failures(self) -> list[str]:
@@ -132,6 +143,11 @@ class EntryResult:
             notes.append(
                 f"rescored from the recorded trials of run {self.rescored_from}: no agent started{cost}"
             )
+        if self.verdict == "judge_uncalibrated":
+            notes.append(
+                "judge uncalibrated: the panel graded its judge_examples wrong, so its verdicts do not "
+                f"count ({', '.join(self.uncalibrated)})"
+            )
         if self.verdict == "vacuous" and self.control is not None:
             held = ", ".join(self.control.held) or "no assertions"
             notes.append(f"vacuous: passes with no agent ({held} held on an untouched sandbox)")
@@ -158,6 +174,17 @@ class EntryResult:
         return total
 
     @property
+    def judge_cost_usd(self) -> float | None:
+        """What the trials' judges cost, apart from the agents; ``None`` when any of it is unknown."""
+        total = 0.0
+        for outcome in self.outcomes:
+            cost = outcome.judge_cost_usd
+            if cost is None:
+                return None
+            total += cost
+        return total
+
+    @property
     def cost_estimated(self) -> bool:
         """Whether some trial's cost is an estimate from tokens rather than the agent's own figure."""
         return any(outcome.cost_estimated for outcome in self.outcomes)
@@ -181,6 +208,7 @@ def _requests(
     results_dir: Path,
     sandbox_root: Path | None,
     keep: bool,
+    judges: RunJudges | None = None,
 ) -> list[TrialRequest]:
     spec: EvalSpec = entry.spec
     rendered = render_prompt(spec, secret_values)
@@ -199,6 +227,7 @@ def _requests(
             sandbox_root=sandbox_root,
             keep=keep,
             results_dir=results_dir,
+            judges=judges,
         )
         for n in range(1, spec.trials + 1)
     ]
@@ -215,6 +244,7 @@ def trial_request(
     sandbox_root: Path | None = None,
     keep: bool = False,
     results_dir: Path | None = None,
+    judges: RunJudges | None = None,
 ) -> TrialRequest:
     """Trial ``trial`` of ``entry``, its files in ``folder`` (re-scoring gives only what checks use).
 
@@ -251,7 +281,12 @@ def trial_request(
         output_limit=spec.output_limit,
         check_deadline_s=spec.check_deadline_s,
         isolation=isolation,
+        judges=judges,
     )
+
+
+def _label(request: TrialRequest) -> str:
+    return f"{request.eval_id} [{request.agent_label}] trial {request.trial}"
 
 
 def _summary_line(outcome: TrialOutcome) -> str:
@@ -300,8 +335,14 @@ async def run_plan(
     ledger = BudgetLedger(budget_usd)
     results = [EntryResult(entry) for entry in plan if entry.action == "run"]
     queue: list[tuple[EntryResult, TrialRequest]] = []
+    # One client for the run: its cache serves an answer every trial would otherwise pay for again.
+    judges = (
+        RunJudges(masker, secret_values)
+        if any(uses_judges(r.entry.spec.assertions) for r in results)
+        else None
+    )
     per_entry = [
-        _requests(r.entry, secret_values, results_dir, sandbox_root, keep_sandboxes) for r in results
+        _requests(r.entry, secret_values, results_dir, sandbox_root, keep_sandboxes, judges) for r in results
     ]
     for depth in range(max((len(reqs) for reqs in per_entry), default=0)):
         for result, reqs in zip(results, per_entry, strict=True):
@@ -387,9 +428,7 @@ async def run_plan(
             if agent_result is not None:
                 # Counted as the slot frees, so the next trial starts against what this one spent.
                 cost, estimated = trial_cost(agent_result)
-                request = self.request
-                label = f"{request.eval_id} [{request.agent_label}] trial {request.trial}"
-                ledger.record(label, cost, estimated=estimated)
+                ledger.record(_label(self.request), cost, estimated=estimated)
             semaphore.release()
 
     async def run_one(result: EntryResult, request: TrialRequest) -> None:
@@ -416,6 +455,9 @@ async def run_plan(
             if slot.preparing:
                 ready.release()
         result.outcomes.append(outcome)
+        if outcome.judge_calls:
+            # The judges answered during the checks: their cost counts once the trial is written.
+            ledger.record(f"{_label(request)} judges", outcome.judge_cost_usd, judges=True)
         counters["done"] += 1
         sink.trial_finished(
             TrialFinished(

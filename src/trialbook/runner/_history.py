@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from typing import cast
 
 from .. import __version__
-from ..history import HistoryLine, HistoryStore, format_started_at, parse_started_at
+from ..history import HistoryLine, HistoryStore, Verdict, format_started_at, parse_started_at
 from ..report.flaky import WINDOW
 from ._arms import arm_extra
 from ._engine import EntryResult
 from ._explain import fit
+from ._judges import uses_judges
 from ._plan import PlanEntry
 from ._triggers import trigger_extra
 
@@ -168,8 +170,9 @@ def history_lines(
                 passed=result.passed,
                 pass_rate=result.passed / ran,
                 threshold=entry.spec.pass_rate,
-                # A vacuous control is a failure to history (cached, and failing the run, like one).
-                verdict="fail" if result.verdict == "vacuous" else result.verdict,
+                # A vacuous control is a failure to history (cached, and failing the run, like one); an
+                # uncalibrated judge panel an error (never cached: the next run asks the panel again).
+                verdict=_history_verdict(result.verdict),
                 cost_usd=result.cost_usd,
                 duration_s=round(result.duration_s, 3),
                 started_at=format_started_at(datetime.fromtimestamp(result.started_at, UTC)),
@@ -182,12 +185,25 @@ def history_lines(
     return lines
 
 
+def _history_verdict(verdict: str) -> Verdict:
+    if verdict == "vacuous":
+        return "fail"
+    if verdict == "judge_uncalibrated":
+        return "error"
+    assert verdict in ("pass", "fail", "error", "incomplete")
+    return cast(Verdict, verdict)
+
+
 def _extra(result: EntryResult, context: Mapping[str, str], mask: Callable[[str], str]) -> dict[str, object]:
     extra: dict[str, object] = dict(context) | arm_extra(result) | trigger_extra(result)
     if result.verdict != "pass":
         extra.update(failure_summary(result.failures, mask))
     if result.rescored_from is not None:
         extra["rescored_from"] = result.rescored_from
+    if result.verdict == "judge_uncalibrated":
+        extra["judge_uncalibrated"] = True
+    if uses_judges(result.entry.spec.assertions):
+        extra["judge_cost_usd"] = result.judge_cost_usd
     if result.unstarted:
         extra["unstarted_trials"] = result.unstarted
     if result.saved:

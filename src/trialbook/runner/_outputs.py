@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from ..agents._judge_client import JudgeCall
 from ..evidence import (
     SCHEMA_VERSION,
     AgentResult,
@@ -79,6 +80,7 @@ def write_trial_files(
     *,
     notes: Sequence[str] = (),
     output_truncated: Mapping[str, int] | None = None,
+    judge_calls: Sequence[JudgeCall] = (),
 ) -> None:
     """Write ``result.json`` and ``calls.jsonl`` next to the adapter's output.
 
@@ -88,7 +90,8 @@ def write_trial_files(
     ``output_truncated`` is how many bytes each captured stream lost to the output limit (``None``:
     the adapter captured no stream through trialbook, so it is unknown). ``calls`` is ``None`` when the
     trial had no shims: nothing watched its commands, so no ``calls.jsonl`` is written (an empty one
-    would claim that the agent called nothing).
+    would claim that the agent called nothing). ``judge_calls`` are the requests its ``judge`` checks
+    made, kept under ``judge_calls`` (only when there were any, so other trials keep the shape they had).
     """
     mask_folder(folder, masker)
     if calls is not None:
@@ -100,4 +103,9 @@ def write_trial_files(
         "output_truncated": None if output_truncated is None else dict(output_truncated),
         "result": dump_result(result),
     }
+    if judge_calls:
+        from ._judges import judge_call_json
+
+        masked = masker.json([judge_call_json(call) for call in judge_calls])
+        document["judge_calls"] = masked
     publish_json(folder / "result.json", document)

@@ -120,7 +120,7 @@ class RunReport:
             for e in self.plan
             if e.action == "cached" and _decides(e) and getattr(e.last, "verdict", "") == "fail"
         ]
-        failing = ("fail", "error", "vacuous")
+        failing = ("fail", "error", "vacuous", "judge_uncalibrated")
         trouble = self.history_error or self.durability_error
         groups = trigger_groups(self.plan, self.results) if any(e.spec.trigger for e in self.plan) else []
         if any(group.verdict in ("fail", "error") for group in groups):

@@ -12,6 +12,7 @@ from ..stats import rate_json
 from ._arms import comparisons
 from ._engine import EntryResult
 from ._history import cached_failures
+from ._judges import uses_judges
 from ._plan import PlanEntry
 
 __all__ = ["build_suite", "iso_utc"]
@@ -22,6 +23,7 @@ _OUTCOME: dict[str, Outcome] = {
     "error": "error",
     "incomplete": "incomplete",
     "vacuous": "failed",
+    "judge_uncalibrated": "error",
 }
 
 
@@ -75,6 +77,12 @@ def _ran(result: EntryResult) -> TestReport:
             "vacuous_held": list(result.control.held) if result.control and result.control.vacuous else None,
             "verdict": result.verdict,
             "cost_usd": result.cost_usd,
+            # Only on evals with judge checks: the judges' cost, apart from the agents' (``cost_usd``).
+            **(
+                {"judge_cost_usd": result.judge_cost_usd, "judge_calls": _judge_calls(result)}
+                if uses_judges(entry.spec.assertions)
+                else {}
+            ),
             # Only on re-checked pairs: the kept run whose recorded trials were checked again.
             **({"rescored_from": result.rescored_from} if result.rescored_from else {}),
             "unused_shims": list(result.unused_shims),
@@ -96,6 +104,11 @@ def _ran(result: EntryResult) -> TestReport:
         properties=properties,
         executions=tuple(executions),
     )
+
+
+def _judge_calls(result: EntryResult) -> int:
+    """Judge requests the pair's trials made, answers read from the cache included."""
+    return sum(len(outcome.judge_calls) for outcome in result.outcomes)
 
 
 def _copy_method(result: EntryResult) -> str | None:

@@ -11,7 +11,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from ..agents import Agent, AgentTask
 from ..assertions import Assertion, Call, quick_checks
@@ -38,6 +38,10 @@ from ._verdicts import (
     unused_shim_note,
     unused_shims,
 )
+
+if TYPE_CHECKING:
+    from ..agents._judge_client import JudgeCall
+    from ._judges import RunJudges
 
 __all__ = [
     "NotStarted",
@@ -82,6 +86,8 @@ class TrialRequest:
     """Seconds the trial's checks may take together once the agent finished (``limits.checks``)."""
     isolation: Isolation | None = None
     """Settings of the trial's isolation apart from its own folder (known once the sandbox is made)."""
+    judges: RunJudges | None = None
+    """Who answers the trial's ``judge`` checks; ``None`` (a negative control): they record an error."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +112,15 @@ class TrialOutcome:
     """How the template came into the sandbox: ``reflink``, ``copy``, or ``None`` without a template."""
     output_truncated: dict[str, int] | None = None
     """Bytes dropped from each captured stream (``0``: kept whole); ``None`` when none was captured."""
+    judge_calls: tuple[JudgeCall, ...] = ()
+    """The requests the trial's ``judge`` checks made, in order."""
+
+    @property
+    def judge_cost_usd(self) -> float | None:
+        """What the judges cost this trial (cached answers are free); ``None`` when some cost is unknown."""
+        from ._judges import judge_cost
+
+        return judge_cost(self.judge_calls)
 
 
 def _harness_failure(agent: Agent, error: str, reason: str, started: float, workdir: Path) -> AgentResult:
@@ -326,6 +341,7 @@ async def run_trial(
         stray_processes_killed=scope.killed,
         sandbox_copy=sandbox.copy,
         output_truncated=recorded.truncated,
+        judge_calls=recorded.judge_calls,
     )
 
 

@@ -26,6 +26,8 @@ from ._inputs import placed_roots, placed_sources, skills_folder
 from ._outputs import mask_call_log, write_json, write_trial_files
 
 if TYPE_CHECKING:
+    from ..agents._judge_client import JudgeCall
+    from ._judges import TrialJudges
     from ._trial import TrialRequest
 
 __all__ = [
@@ -67,6 +69,8 @@ class Checked:
     """The call log as the agent left it, raw (masked when written); ``None``: no shims, so no log."""
     changes: JsonObject
     """The agent's file changes, already masked."""
+    judge_calls: tuple[JudgeCall, ...] = ()
+    """Every judge request the checks made, in order (texts already masked)."""
 
 
 class CheckState:
@@ -77,6 +81,7 @@ class CheckState:
         self.agent_calls: bytes | None = None
         self.calls: tuple[Call, ...] = ()
         self.changes: JsonObject = {}
+        self.judges: TrialJudges | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,16 @@ class Recorded:
     unused: tuple[str, ...]
     explanation: Explanation | None
     truncated: dict[str, int] | None
+    judge_calls: tuple[JudgeCall, ...] = ()
+
+
+def _judges(request: TrialRequest, changes: JsonObject) -> TrialJudges | None:
+    """The trial's asker when its eval judges and the run has judges to ask (a control has none)."""
+    from ._judges import changes_diff, uses_judges
+
+    if request.judges is None or not uses_judges(request.assertions):
+        return None
+    return request.judges.for_trial(changes_diff(changes))
 
 
 def check_trial(
@@ -133,11 +148,13 @@ def check_trial(
     finished = sandbox.finished(result, capture, log=log)
     calls = tuple(finished.calls)  # the agent's calls: read before the checks run their commands
     state.calls = calls
+    judges = state.judges = _judges(request, changes)
     # The guide's own failing step first: it explains what the assertions after it saw.
-    records = (*_guide_steps(result), *evaluate_all(request.assertions, finished, progress))
+    records = (*_guide_steps(result), *evaluate_all(request.assertions, finished, progress, judges))
     passed = trial_passed(result, [record.passed for record in records])
     unused = unused_shims(request.shims, calls)
-    return Checked(result, records, calls, passed, unused, agent_calls, changes)
+    asked = tuple(judges.calls) if judges is not None else ()
+    return Checked(result, records, calls, passed, unused, agent_calls, changes, asked)
 
 
 def _guide_steps(result: AgentResult) -> tuple[AssertionRecord, ...]:
@@ -184,7 +201,8 @@ def overran(request: TrialRequest, result: AgentResult, state: CheckState) -> Ch
     )
     errored = replace(result, success=False, stop_reason="execution_error", error=message)
     calls = state.calls
-    return Checked(errored, tuple(records), calls, False, (), state.agent_calls, state.changes)
+    asked = tuple(state.judges.calls) if state.judges is not None else ()
+    return Checked(errored, tuple(records), calls, False, (), state.agent_calls, state.changes, asked)
 
 
 def record_trial(request: TrialRequest, checked: Checked, masker: Masker, capture: OutputCapture) -> Recorded:
@@ -203,10 +221,13 @@ def record_trial(request: TrialRequest, checked: Checked, masker: Masker, captur
         )  # fmt: skip
     notes = [unused_shim_note(name) for name in checked.unused]
     write_trial_files(
-        request.folder, result, records, checked.agent_calls, masker, notes=notes, output_truncated=truncated
-    )
+        request.folder, result, records, checked.agent_calls, masker, notes=notes, output_truncated=truncated,
+        judge_calls=checked.judge_calls,
+    )  # fmt: skip
     write_json(request.folder / CHANGES_FILE, _with_masking(checked, result, masker), masker)
-    return Recorded(result, records, calls, checked.passed, checked.unused, explanation, truncated)
+    return Recorded(
+        result, records, calls, checked.passed, checked.unused, explanation, truncated, checked.judge_calls
+    )
 
 
 def _with_masking(checked: Checked, masked: AgentResult, masker: Masker) -> JsonObject:
