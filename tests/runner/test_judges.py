@@ -196,3 +196,48 @@ assert:
     assert "bad.eval.yaml:5: assert[1].judge.rubric: the rubric is missing (write the rubric inline" in out
     assert "bad.eval.yaml:6: assert[2].judge.rubric_file: the rubric file missing.md does not exist" in out
     assert "bad.eval.yaml:7: assert[3].judge.judges: the list is empty (name at least one judge" in out
+
+
+def test_rescoring_asks_the_judges_again_and_reuses_answers_to_the_same_input(
+    tmp_path: Path, servers: dict[str, ChatServer]
+) -> None:
+    starts = tmp_path / "starts.log"
+    agent = f"printf 'the build failed: {MARKER}\\n' > NOTES.md; echo good >> {starts}"
+    follows = servers["follows"]
+
+    def eval_file(rubric: str, check: str) -> None:
+        write(
+            tmp_path / "evals/work.eval.yaml",
+            f"""
+prompt_text: fix the build and explain what failed
+secrets: [JUDGE_KEY]
+trials: 2
+agents: [{{name: good, script: {json.dumps(agent)}}}]
+assert:
+  - {check}
+  - judge: {{rubric: {json.dumps(rubric)}, show: [{{file: NOTES.md}}], judges: [{_judge(follows)}]}}
+""",
+        )
+
+    eval_file(RUBRIC, "file_exists: NOTES.md")
+    first = _run(tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    asked = len(follows.requests)
+    assert asked == 1  # two trials, one input: the second answer came from the run's cache
+    # Only an assertion changed: re-scored, no agent started, and the judge's recorded answer is reused.
+    eval_file(RUBRIC, 'file_contains: {path: NOTES.md, pattern: "build"}')
+    second = _run(tmp_path)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "rescored" in second.stdout + second.stderr
+    assert len(follows.requests) == asked
+    assert starts.read_text().count("good") == 2
+    calls = json.loads((tmp_path / "results/evals/work/good/trial-1/result.json").read_text())["judge_calls"]
+    assert [call["cached"] for call in calls] == [True]
+    # The rubric changed: the judges are asked again over the recorded trials, still no agent started.
+    eval_file(RUBRIC + " It names the failing step.", 'file_contains: {path: NOTES.md, pattern: "build"}')
+    third = _run(tmp_path)
+    assert third.returncode == 0, third.stdout + third.stderr
+    assert len(follows.requests) == asked + 1
+    assert starts.read_text().count("good") == 2
+    props = _tests(tmp_path)["work::good"]["properties"]
+    assert props["rescored_from"] and props["judge_cost_usd"] > 0

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Assertion",
     "CheckProgress",
+    "check_one",
     "describe_calls",
     "evaluate_all",
     "exit_text",
@@ -80,14 +81,17 @@ def evaluate_all(
     for assertion in assertions:
         progress.running = assertion.label
         try:
-            records.append(_check(assertion, trial, judges))
+            records.append(check_one(assertion, trial, judges))
         except Exception as exc:
             records.append(unfinished(assertion, "the check could not run", f"{type(exc).__name__}: {exc}"))
     progress.running = None
     return tuple(records)
 
 
-def _check(assertion: Assertion, trial: FinishedTrial, judges: JudgeAsker | None) -> AssertionRecord:
+def check_one(
+    assertion: Assertion, trial: FinishedTrial, judges: JudgeAsker | None = None
+) -> AssertionRecord:
+    """One assertion's record: a ``judge`` check asks through ``judges`` when there are any."""
     if judges is not None and assertion.kind == "judge":
         from ._judge import Judge  # loaded only by runs whose evals judge
 

@@ -32,6 +32,7 @@ from ._forecast import Forecast, forecast
 from ._guards import local_note, refusals, refuse_or_check, unavailable_notes
 from ._history import base_history, expected_seconds, recent_lines
 from ._isolation import resolve_isolation
+from ._judges import uses_judges
 from ._ledger import BudgetLedger
 from ._manifest import MANIFEST, build_manifest
 from ._options import RunOptions
@@ -404,6 +405,10 @@ def _run_and_write(
             problems=report.warnings,
         )
     )
+    for found in rescored.values():
+        if found.outcomes and uses_judges(found.entry.spec.assertions):
+            # Re-scored pairs start no agent, but judges asked anew cost money now: it counts too.
+            report.ledger.record(f"{found.entry.key} judges", found.judge_cost_usd, judges=True)
     by_key = {result.entry.key: result for result in ran} | rescored
     report.results = [by_key[entry.key] for entry in report.plan if entry.key in by_key]
     finished = time.time()
@@ -448,7 +453,14 @@ def rescores(
 
     ``trialbook rescore`` names the run; otherwise the cache looks in the results folder and the kept
     runs, newest first, for trials that differ only in their assertions (never with ``--force``).
+    ``judge`` checks ask their judges again, through one client whose cache the recorded answers fill.
     """
+    from ._judges import RunJudges
+
+    names = {name for entry in plan for name in entry.spec.secrets}
+    judges = RunJudges(
+        masker, {n: options.environ[n] for n in names if n in options.environ}, options.environ
+    )
     if options.rescore_run is not None:
         from ._manifest import read_manifest
 
@@ -462,12 +474,12 @@ def rescores(
             if isinstance(p, dict) and p.get("action") == "run"
         )
         sources = recorded_sources([options.rescore_run])
-        found, done = plan_rescores(plan, sources, pool.get, masker, explicit=(run_id, in_run))
+        found, done = plan_rescores(plan, sources, pool.get, masker, explicit=(run_id, in_run), judges=judges)
         return found, done, run_id
     if options.force or options.last_failed:  # asked to run: recorded trials must not answer instead
         return plan, {}, None
     folders = [*options.rescore_from, *([options.results_dir] if options.results_dir is not None else [])]
     folders += list(reversed(run_folders(options.runs_dir)))
     sources = recorded_sources(folder for folder in folders if folder.is_dir())
-    found, done = plan_rescores(plan, sources, pool.get, masker) if sources else (plan, {})
+    found, done = plan_rescores(plan, sources, pool.get, masker, judges=judges) if sources else (plan, {})
     return found, done, None
