@@ -54,7 +54,7 @@ def servers() -> Iterator[dict[str, ChatServer]]:
         yield {"follows": follows, "always": always, "garbage": garbage}
 
 
-def _judge(server: ChatServer, model: str = "gpt-5-mini") -> str:
+def _judge(server: ChatServer, model: str = "gpt-5") -> str:
     provider = {"type": "openai", "base_url": server.base_url, "api_key": "{{ secrets.JUDGE_KEY }}"}
     return json.dumps({"provider": provider, "model": model})
 
@@ -160,11 +160,31 @@ def test_panels_decide_as_their_rules_say(tmp_path: Path, servers: dict[str, Cha
     assert calls[2]["error"] and calls[2]["answer"].startswith("Looks good")
     assert all(call["input_sha256"].startswith("sha256:") for call in calls)
     assert calls[0]["input_tokens"] == 100 and calls[0]["cost_usd"] > 0
-    summary = (tmp_path / "summary.md").read_text()
-    assert "judge uncalibrated" in summary and "judges" in summary.lower()
+    _costs_apart(tmp_path, done.stdout)
     # The secret the agent wrote into a shown file never reached any judge.
     sent = json.dumps([server.requests for server in servers.values()])
     assert MARKER in sent and SECRET not in sent and SECRET[:12] not in sent
+
+
+def _costs_apart(root: Path, terminal: str) -> None:
+    """The summary, the PR comment, the terminal table and the viewer show the judges' cost on its own."""
+    from trialbook.evidence import load_suite
+    from trialbook.github._state import _row, _row_json
+    from trialbook.report.markdown import render_pr_comment
+    from trialbook.report.suite_view import review_from_suite
+
+    summary = (root / "summary.md").read_text()
+    assert "⚖️ judge uncalibrated" in summary and "Judge cost: $0.0" in summary
+    assert "| $0.00 + judges $0.0" in summary  # the script agents cost nothing; the judges do
+    suite = load_suite(root / "results/suite.json")
+    rows = [_row(json.loads(json.dumps(_row_json(row)))) for row in review_from_suite(suite).rows]
+    comment = render_pr_comment(rows)
+    assert "Judge cost: $0.0" in comment and "+ judges $0.0" in comment
+    assert "+ judges $0.0" in terminal
+    trialbook = str(Path(sys.executable).with_name("trialbook"))
+    subprocess.run([trialbook, "report", "results", "--html", "page.html"], cwd=root, check=True, timeout=120)
+    page = (root / "page.html").read_text()
+    assert 'class="small judge-cost">judges: $0.0' in page
 
 
 def test_bad_judge_fields_name_the_file_field_and_fix(tmp_path: Path) -> None:

@@ -99,6 +99,8 @@ def review_from_suite(suite: SuiteReport) -> Review:
                 duration_s=test.duration_s,
                 failures=test.assertion_errors,
                 note=_note(props),
+                judged="judge_cost_usd" in props,
+                judge_cost_usd=_float(props.get("judge_cost_usd")),
             )
         )
         unstarted = _int(props.get("unstarted_trials", 0))
