@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..agents._judge_client import JudgeCall
 from ..evidence import (
     SCHEMA_VERSION,
     AgentResult,
@@ -18,6 +18,9 @@ from ..evidence import (
 )
 from ..fsutil import atomic_write_bytes
 from ..masking import Masker
+
+if TYPE_CHECKING:
+    from ..agents._judge_client import JudgeCall
 
 __all__ = ["mask_call_log", "mask_folder", "write_json", "write_trial_files"]
 

@@ -457,10 +457,11 @@ def rescores(
     """
     from ._judges import RunJudges
 
-    names = {name for entry in plan for name in entry.spec.secrets}
-    judges = RunJudges(
-        masker, {n: options.environ[n] for n in names if n in options.environ}, options.environ
-    )
+    judges = None
+    if any(uses_judges(entry.spec.assertions) for entry in plan):
+        names = {name for entry in plan for name in entry.spec.secrets}
+        values = {name: options.environ[name] for name in names if name in options.environ}
+        judges = RunJudges(masker, values, options.environ)
     if options.rescore_run is not None:
         from ._manifest import read_manifest
 
