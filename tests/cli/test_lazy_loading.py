@@ -88,16 +88,8 @@ _NOT_FOR_A_LOCAL_RUN = {
     "trialbook.agents.claude_code": "the Claude Code adapter",
     "trialbook.agents.codex": "the Codex adapter",
     "trialbook.cli._json": "--json",
-    "trialbook.assertions._calls": "ran, not_ran and ran_in_order checks",
-    "trialbook.assertions._commands": "succeeds checks",
-    "trialbook.assertions._custom": "assert_that checks",
-    "trialbook.assertions._inputs": "loaded and skill_used checks",
-    "trialbook.spec._python": "Python eval files",
-    "trialbook.spec._imports": "Python eval files and assert_that",
-    "trialbook.spec._schema": "trialbook schema",
     "trialbook.select._shards": "--shard",
     "trialbook.select._tree": "sandbox templates",
-    "trialbook.evidence._copilot": "reading results back",
 }
 
 
