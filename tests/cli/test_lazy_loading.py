@@ -175,7 +175,7 @@ def test_the_probe_sees_what_evals_using_more_load(tmp_path: Path) -> None:
     wanted += ["trialbook.select._shards", "trialbook.select._tree"]
     assert set(wanted) <= set(modules), sorted(set(wanted) - set(modules))
     done, schema = _loaded_modules("schema", cwd=work)
-    assert done.returncode == 0 and "trialbook.spec._schema" in schema
+    assert done.returncode == 0 and "trialbook.evalfiles._schema" in schema
     done, report = _loaded_modules("report", str(work / "more"), cwd=work)
     assert done.returncode == 0, done.stderr
     assert "trialbook.evidence._copilot" in report

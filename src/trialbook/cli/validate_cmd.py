@@ -9,10 +9,10 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError, ExitCode, TrialbookError
+from ..evalfiles import EvalSpec
 from ..evidence import JsonObject
 from ..runner import RunOptions, load_specs
 from ..runner._secrets import run_secrets
-from ..spec import EvalSpec
 from ._common import paths_argument
 from ._json import document, echo_json
 

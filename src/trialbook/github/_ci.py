@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import ExitCode, TrialbookError
+from ..evalfiles import EvalSpec
 from ..history import HistoryError, open_store
 from ..masking import Masker
 from ..report._rows import BaseResult
@@ -33,7 +34,6 @@ from ..runner._record import pending_lines
 from ..runner._review import review_of
 from ..runner._secrets import run_masker
 from ..select import parse_shard
-from ..spec import EvalSpec
 from ._commands import emit_annotation, mask_secrets
 from ._comment import upsert_sticky_comment
 from ._env import ActionsEnv

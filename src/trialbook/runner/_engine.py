@@ -9,12 +9,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..evalfiles import EvalSpec, render_options, render_prompt
 from ..evidence import AgentResult
 from ..masking import Masker
 from ..sandbox import Isolation, ShimConfig, hidden_paths
 from ..sandbox._remover import SandboxRemover
 from ..sandbox.supervisor import supervisor
-from ..spec import EvalSpec, render_options, render_prompt
 from ..stats import EarlyVerdict, early_verdict
 from ..verdict import EXECUTION_FAILURES, Verdict, eval_verdict
 from ._cancel import Cancellation

@@ -13,9 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..agents import Agent
+from ..evalfiles import InstructionFile, SkillFolder
 from ..evidence import AgentResult, DeclaredInput, InstructionLoad
 from ..skills import find_instruction_files
-from ..spec import InstructionFile, SkillFolder
 
 __all__ = [
     "DEFAULT_SKILLS_FOLDER",

@@ -11,11 +11,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from ..agents import Agent, AgentSpec, create_agent
 from ..agents.noop import NoopAgent
 from ..errors import UsageError
-from ..evidence import JsonValue
-from ..hashing import canonical_json, tagged_sha256
-from ..sandbox import TemplateFilter
-from ..select import CACHEABLE_VERDICTS, cache_decision
-from ..spec import (
+from ..evalfiles import (
     EvalSpec,
     RenderedPrompt,
     cache_material,
@@ -25,6 +21,10 @@ from ..spec import (
     trials_material,
     without_inputs,
 )
+from ..evidence import JsonValue
+from ..hashing import canonical_json, tagged_sha256
+from ..sandbox import TemplateFilter
+from ..select import CACHEABLE_VERDICTS, cache_decision
 from ._selection import Selection
 
 if TYPE_CHECKING:

@@ -10,12 +10,12 @@ from pathlib import Path
 from .._blocking import run_blocking
 from ..agents import AgentNames
 from ..errors import BudgetForecastError, ConfigError, ExitCode, RunAbortedError, UsageError
+from ..evalfiles import EvalSpec, load_evals
 from ..evidence import JsonObject, SuiteReport, publish_json, suite_to_json
 from ..history import HistoryLine, HistoryStore, NetworkTimeouts, open_store
 from ..leftovers import Swept, sweep
 from ..masking import Masker
 from ..select import head_commit
-from ..spec import EvalSpec, load_evals
 from ._cancel import current_cancellation
 from ._controls import apply_controls, plan_controls
 from ._engine import ControlOutcome, EntryResult, run_plan

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..evalfiles import EvalSpec, secret_location
+from ..evalfiles._problems import display_path
 from ..evidence import JsonValue
 from ..masking import Masker, credential_items, is_credential_name, length_problem, length_warning
-from ..spec import EvalSpec, secret_location
-from ..spec._problems import display_path
 
 __all__ = ["Credential", "RunSecrets", "provider_variables", "run_credentials", "run_masker", "run_secrets"]
 

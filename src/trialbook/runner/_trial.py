@@ -15,6 +15,8 @@ from typing import Protocol, TypeVar
 
 from ..agents import Agent, AgentTask
 from ..assertions import Assertion, Call, quick_checks
+from ..evalfiles import InstructionFile, SkillFolder
+from ..evalfiles._limits import CHECKS_BASE_S
 from ..evidence import AgentResult, AssertionRecord
 from ..masking import Masker
 from ..sandbox import Isolation, Sandbox, ShimConfig, create_sandbox
@@ -23,8 +25,6 @@ from ..sandbox._remover import SandboxRemover
 from ..sandbox._sandbox import remove_tree
 from ..sandbox._shell import Shell
 from ..sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
-from ..spec import InstructionFile, SkillFolder
-from ..spec._limits import CHECKS_BASE_S
 from ._deadline import within
 from ._explain import Explanation
 from ._inputs import place_inputs, skills_folder, with_loading

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from trialbook.errors import ConfigError
-from trialbook.spec import discover_eval_files
+from trialbook.evalfiles import discover_eval_files
 
 from .helpers import load, problems, write
 

@@ -17,10 +17,10 @@ import pytest
 import yaml
 
 from trialbook.errors import ConfigError
+from trialbook.evalfiles._bounds import MAX_DEPTH, MAX_EXPANDED_NODES, YamlTooLarge, check_yaml_bounds
+from trialbook.evalfiles._nodes import _LOADER
 from trialbook.sandbox import create_sandbox
 from trialbook.select import tree_hash
-from trialbook.spec._bounds import MAX_DEPTH, MAX_EXPANDED_NODES, YamlTooLarge, check_yaml_bounds
-from trialbook.spec._nodes import _LOADER
 
 from ..peak import measure
 from .helpers import load, problems, write
@@ -127,7 +127,7 @@ def test_socket_in_nested_template_folder_is_refused(tmp_path: Path) -> None:
 
 
 def _shown(path: Path) -> str:
-    from trialbook.spec._problems import display_path
+    from trialbook.evalfiles._problems import display_path
 
     return display_path(path)
 

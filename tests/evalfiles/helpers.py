@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from trialbook.errors import ConfigError
-from trialbook.spec import EvalSpec, load_evals
+from trialbook.evalfiles import EvalSpec, load_evals
 
 KNOWN_AGENTS = frozenset({"literal", "copilot", "claude-code", "codex"})
 

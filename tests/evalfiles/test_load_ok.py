@@ -4,7 +4,7 @@ import pytest
 
 from trialbook.agents import AgentSpec
 from trialbook.assertions import evaluate_all
-from trialbook.spec import DEFAULT_TIMEOUT_S, ShimSpec
+from trialbook.evalfiles import DEFAULT_TIMEOUT_S, ShimSpec
 
 from ..assertions.dir_trial import DirTrial, make_calls
 from .helpers import load, write

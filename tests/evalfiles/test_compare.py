@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from trialbook.comparison import COMPARE_ALPHA
-from trialbook.spec import eval_file_schema
+from trialbook.evalfiles import eval_file_schema
 
 from .helpers import load, problems, write
 

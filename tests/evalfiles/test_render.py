@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 
 from trialbook.errors import ConfigError
+from trialbook.evalfiles import EvalSpec, check_secrets, render_options, render_prompt
 from trialbook.evidence import JsonValue
-from trialbook.spec import EvalSpec, check_secrets, render_options, render_prompt
 
 from .helpers import load, write
 

@@ -164,7 +164,7 @@ def check_leaks(
 def _canonical(
     name: str, instructions: Sequence[InstructionFile], skills: Sequence[SkillFolder]
 ) -> str | None:
-    # The names trialbook.spec.without_inputs accepts: the sandbox path or skill name, or as written.
+    # The names trialbook.evalfiles.without_inputs accepts: the sandbox path or skill name, or as written.
     wanted = PurePosixPath(name).as_posix().rstrip("/")
     named: list[tuple[str, str]] = [(f.path, f.written) for f in instructions]
     named += [(s.name, s.written) for s in skills]

@@ -8,9 +8,9 @@ import jsonschema
 import pytest
 import yaml
 
-from trialbook.spec import eval_file_schema
-from trialbook.spec._read import READERS
-from trialbook.spec._read_assertions import ASSERTION_READERS
+from trialbook.evalfiles import eval_file_schema
+from trialbook.evalfiles._read import READERS
+from trialbook.evalfiles._read_assertions import ASSERTION_READERS
 
 from .helpers import load, write
 from .test_load_ok import ARCHITECTURE_EXAMPLE, write_example

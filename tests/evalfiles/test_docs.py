@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from trialbook.spec._read import READERS
-from trialbook.spec._read_assertions import ASSERTION_READERS
+from trialbook.evalfiles._read import READERS
+from trialbook.evalfiles._read_assertions import ASSERTION_READERS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from trialbook.agents import AgentSpec
-from trialbook.spec import define_eval
+from trialbook.evalfiles import define_eval
 
 from ..assertions.dir_trial import DirTrial, make_calls
 from .helpers import load, problems, write
@@ -9,7 +9,7 @@ from .helpers import load, problems, write
 DEPLOY = """
 from trialbook.agents import AgentSpec
 from trialbook.assertions import assert_that, file_exists, ran
-from trialbook.spec import define_eval
+from trialbook.evalfiles import define_eval
 
 
 def two_calls(trial):
@@ -78,7 +78,7 @@ def test_a_misspelled_assert_in_python_suggests_the_python_keyword(project: Path
         project,
         "evals/x.eval.py",
         """
-        from trialbook.spec import define_eval
+        from trialbook.evalfiles import define_eval
 
         EVAL = define_eval(prompt_text="hi", agents=["literal"], asert_=[])
         """,
@@ -91,7 +91,7 @@ def test_field_errors_point_at_the_define_eval_call(project: Path) -> None:
         project,
         "evals/x.eval.py",
         """
-        from trialbook.spec import define_eval
+        from trialbook.evalfiles import define_eval
 
         EVAL = define_eval(
             prompt_text="hi",
@@ -135,7 +135,7 @@ def test_several_evals_in_one_file_need_ids(project: Path) -> None:
         project,
         "evals/many.eval.py",
         """
-        from trialbook.spec import define_eval
+        from trialbook.evalfiles import define_eval
 
         EVALS = [
             define_eval(id="many/one", prompt_text="one", agents=["literal"]),
@@ -148,7 +148,7 @@ def test_several_evals_in_one_file_need_ids(project: Path) -> None:
         project,
         "evals/many.eval.py",
         """
-        from trialbook.spec import define_eval
+        from trialbook.evalfiles import define_eval
 
         A = define_eval(prompt_text="one", agents=["literal"])
         B = define_eval(prompt_text="two", agents=["literal"])

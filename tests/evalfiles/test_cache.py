@@ -7,9 +7,9 @@ import pytest
 
 from trialbook.agents import AgentSpec
 from trialbook.assertions import ran
+from trialbook.evalfiles import EvalSpec, ShimSpec, cache_material, render_options, render_prompt
 from trialbook.evidence import SCHEMA_VERSION
 from trialbook.hashing import canonical_json, tagged_sha256
-from trialbook.spec import EvalSpec, ShimSpec, cache_material, render_options, render_prompt
 
 from .helpers import load, write
 
