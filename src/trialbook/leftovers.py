@@ -2,7 +2,7 @@
 
 ``kill -9``, a crashed runner or a second signal leave ``trialbook-*`` folders in the temp folder and
 hidden ``.<name>.<owner>.<random>.tmp`` files beside the files being replaced. Their names carry the
-owner tag of the process that made them (see :mod:`trialbook._owner`), so a sweep removes exactly those
+owner tag of the process that made them (see :mod:`trialbook._util.owner`), so a sweep removes exactly those
 whose owner is gone and never touches what a running trialbook process still uses. Trial processes
 carry the tag in their marker (``TRIALBOOK_TRIAL``), so those of a dead run are killed first. Names
 without a tag (older versions, other tools) are left alone.
@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._owner import OWNER_PATTERN, owner_gone, temp_prefix
-from .fsutil import abandoned_temp_files
+from ._util.fsutil import abandoned_temp_files
+from ._util.owner import OWNER_PATTERN, owner_gone, temp_prefix
 from .sandbox._cgroup import sweep_stale_roots
 from .sandbox._sandbox import remove_tree
 from .sandbox.supervisor import supervisor

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
+from trialbook._util.hashing import canonical_json, tagged_sha256
 from trialbook.agents import AgentSpec
 from trialbook.assertions import ran
 from trialbook.evalfiles import EvalSpec, ShimSpec, cache_material, render_options, render_prompt
 from trialbook.evidence import SCHEMA_VERSION
-from trialbook.hashing import canonical_json, tagged_sha256
 
 from .helpers import load, write
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from trialbook._util.hashing import canonical_json, tagged_sha256
 from trialbook.evalfiles import cache_material, input_names, render_prompt, without_inputs
 from trialbook.evalfiles._inputs import conventional_place
-from trialbook.hashing import canonical_json, tagged_sha256
 
 from .helpers import load, problems, write
 

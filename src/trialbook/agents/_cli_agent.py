@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from .._util.fsutil import atomic_write_text
 from ..evidence import AgentResult, StopReason, Turn
-from ..fsutil import atomic_write_text
 from ..masking import Masker
 from ..sandbox._isolation import install_root
 from ._cli_run import CliRun, run_cli

@@ -13,9 +13,9 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .._util.hashing import canonical_json, tagged_sha256
 from ..assertions._panel import ANSWER_SHAPE, Answer, parse_answer
 from ..evidence import UsageEntry, estimate_cost
-from ..hashing import canonical_json, tagged_sha256
 from ..masking import Masker
 
 __all__ = ["JUDGE_TIMEOUT_S", "MAX_JUDGE_INPUT_CHARS", "JudgeCall", "JudgeClient", "JudgeModel"]

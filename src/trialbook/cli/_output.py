@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from .._words import plural
+from .._util.fsutil import NotDurableError, atomic_write_text
+from .._util.words import plural
 from ..errors import ExitCode
-from ..fsutil import NotDurableError, atomic_write_text
 from ..report.terminal import render_table, visible
 from ..runner import RunOptions, RunReport
 from ..runner._arms import comparisons

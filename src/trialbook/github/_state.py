@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from .._util.fsutil import atomic_write_text
 from ..comparison import ComparedPair
 from ..errors import ExitCode, UsageError
 from ..evidence import JsonObject
 from ..evidence._bounded import loads_bounded
-from ..fsutil import atomic_write_text
 from ..history import HistoryLine
 from ..report._rows import BaseResult, ListedEval, ReviewRow
 from ..report.flaky import Flakiness, Stability

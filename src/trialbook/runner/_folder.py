@@ -17,9 +17,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._owner import OWNER_PATTERN, owner_gone, owner_tag, pid_alive
+from .._util.fsutil import (
+    NAME_MAX,
+    NotDurableError,
+    atomic_write_text,
+    sync_directory,
+    sync_folder,
+    sync_later,
+)
+from .._util.owner import OWNER_PATTERN, owner_gone, owner_tag, pid_alive
 from ..errors import UsageError
-from ..fsutil import NAME_MAX, NotDurableError, atomic_write_text, sync_directory, sync_folder, sync_later
 
 __all__ = [
     "MARKER",
@@ -216,7 +223,7 @@ class StagedFolder:
         wrote = [entry.name for entry in self.staging.iterdir() if entry.name != MARKER]
         write_marker(self.staging, kind="run", wrote=wrote, final=self.final.name)
         problem: str | None = None
-        # The trials' files skipped their own fsyncs (see trialbook.fsutil): all of them become durable
+        # The trials' files skipped their own fsyncs (see trialbook._util.fsutil): all of them become durable
         # here, before the rename makes them the run.
         try:
             sync_folder(self.staging)
@@ -272,7 +279,7 @@ def _whole(head: str) -> bool:
 def leftover_name(final: Path, run_id: str, kind: str) -> Path:
     """``.<name>.<run id>.<owner>.<kind>`` beside ``final``: whose it is, and what a sweep does with it.
 
-    The owner tag (pid and start time, see :mod:`trialbook._owner`) tells a folder of a live run from
+    The owner tag (pid and start time, see :mod:`trialbook._util.owner`) tells a folder of a live run from
     one a killed run left; ``<name>`` is shortened where the whole would not fit in ``NAME_MAX`` bytes.
     """
     return final.with_name(f"{_head(final)}.{run_id}.{owner_tag()}.{kind}")

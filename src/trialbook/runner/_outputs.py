@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from .._util.fsutil import atomic_write_bytes
 from ..evidence import (
     SCHEMA_VERSION,
     AgentResult,
@@ -15,7 +16,6 @@ from ..evidence import (
     dump_result,
     publish_json,
 )
-from ..fsutil import atomic_write_bytes
 from ..masking import Masker
 
 __all__ = ["mask_call_log", "mask_folder", "write_json", "write_trial_files"]

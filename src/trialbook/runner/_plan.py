@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from .._util.hashing import canonical_json, tagged_sha256
 from ..agents import Agent, AgentSpec, create_agent
 from ..agents.noop import NoopAgent
 from ..errors import UsageError
@@ -22,7 +23,6 @@ from ..evalfiles import (
     without_inputs,
 )
 from ..evidence import JsonValue
-from ..hashing import canonical_json, tagged_sha256
 from ..sandbox import TemplateFilter
 from ..select import CACHEABLE_VERDICTS, cache_decision
 from ._selection import Selection

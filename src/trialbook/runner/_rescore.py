@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .._blocking import run_blocking
+from .._util.blocking import run_blocking
 from ..agents import Agent
 from ..evidence import AgentResult, load_result, read_json
 from ..masking import Masker, masked_record

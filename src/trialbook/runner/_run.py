@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._blocking import run_blocking
+from .._util.blocking import run_blocking
 from ..agents import AgentNames
 from ..errors import BudgetForecastError, ConfigError, ExitCode, RunAbortedError, UsageError
 from ..evalfiles import EvalSpec, load_evals

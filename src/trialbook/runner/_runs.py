@@ -15,9 +15,9 @@ import time
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from .._util.fsutil import NotDurableError, atomic_symlink, atomic_write_text
 from ..errors import UsageError
 from ..evalfiles import EvalSpec
-from ..fsutil import NotDurableError, atomic_symlink, atomic_write_text
 from ._folder import MARKER, RUN_ID_PATTERN, StagedFolder, claim, folder_lock, pid_alive, remove_folder, stage
 from ._manifest import failed_pairs, read_manifest
 from ._options import RunOptions

@@ -7,7 +7,7 @@ import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
-from .._blocking import run_blocking
+from .._util.blocking import run_blocking
 from ..assertions._trial import Call, CommandOutcome
 from ..evidence import AgentResult
 from ._capture import OutputCapture

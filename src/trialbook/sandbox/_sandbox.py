@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from .._owner import temp_prefix
+from .._util.owner import temp_prefix
 from ..assertions._trial import Call
 from ..errors import ConfigError
 from ..evidence import AgentResult

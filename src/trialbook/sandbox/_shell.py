@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._owner import temp_prefix
+from .._util.owner import temp_prefix
 from ._empty import FOLDER_FLAGS, empty_folder, listing, remove_entry
 
 __all__ = ["Mark", "Shell", "mark_shell", "reset_shell"]

@@ -41,7 +41,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from .._owner import owner_gone, owner_tag
+from .._util.owner import owner_gone, owner_tag
 from ._cgroup import CgroupRoot, find_cgroup_root
 from ._pidcursor import Cursor, cursor, span
 from ._procfs import boot_ticks, clock_agrees, has_procfs, processes

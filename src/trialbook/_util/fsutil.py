@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from ._owner import OWNER_PATTERN, owner_gone, owner_tag
+from .owner import OWNER_PATTERN, owner_gone, owner_tag
 
 __all__ = [
     "NAME_MAX",
