@@ -7,8 +7,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from trialbook.comparison import COMPARE_ALPHA
 from trialbook.evalfiles import eval_file_schema
+from trialbook.scoring.comparison import COMPARE_ALPHA
 
 from .helpers import load, problems, write
 

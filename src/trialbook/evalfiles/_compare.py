@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..sandbox import TemplateFilter
-from ..stats import COMPARE_ALPHA
+from ..scoring.stats import COMPARE_ALPHA
 from ._context import Context
 from ._inputs import InstructionFile, SkillFolder
 from ._nodes import Node

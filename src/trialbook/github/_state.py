@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, cast
 
 from .._util.fsutil import atomic_write_text
-from ..comparison import ComparedPair
 from ..errors import ExitCode, UsageError
 from ..evidence import JsonObject
 from ..evidence._bounded import loads_bounded
@@ -26,6 +25,7 @@ from ..report.flaky import Flakiness, Stability
 from ..report.suite_view import Review
 from ..report.triggers import checked_group
 from ..report.versions import checked_drift
+from ..scoring.comparison import ComparedPair
 
 __all__ = [
     "MAX_STATE_BYTES",

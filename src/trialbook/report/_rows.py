@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..stats import DEFAULT_ALPHA, RegressionTest, regression_test
+from ..scoring.stats import DEFAULT_ALPHA, RegressionTest, regression_test
 from .flaky import Stability, against_window
 
 __all__ = ["BaseResult", "ListedEval", "ReviewRow", "cached_note"]

@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from ..stats import DEFAULT_ALPHA, RegressionTest, fisher_one_sided_less, regression_test, wilson_interval
+from ..scoring.stats import (
+    DEFAULT_ALPHA,
+    RegressionTest,
+    fisher_one_sided_less,
+    regression_test,
+    wilson_interval,
+)
 
 __all__ = [
     "MIN_RUNS",

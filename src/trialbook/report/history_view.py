@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
-from ..stats import format_rate, rate_json
+from ..scoring.stats import format_rate, rate_json
 from .flaky import MIN_RUNS, Flakiness, is_base_run, stability
 
 __all__ = [

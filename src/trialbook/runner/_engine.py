@@ -15,8 +15,8 @@ from ..masking import Masker
 from ..sandbox import Isolation, ShimConfig, hidden_paths
 from ..sandbox._remover import SandboxRemover
 from ..sandbox.supervisor import supervisor
-from ..stats import EarlyVerdict, early_verdict
-from ..verdict import EXECUTION_FAILURES, Verdict, eval_verdict
+from ..scoring.stats import EarlyVerdict, early_verdict
+from ..scoring.verdict import EXECUTION_FAILURES, Verdict, eval_verdict
 from ._cancel import Cancellation
 from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._explain import trial_failures, truncation_text

@@ -28,7 +28,7 @@ from ..select import CACHEABLE_VERDICTS, cache_decision
 from ._selection import Selection
 
 if TYPE_CHECKING:
-    from ..comparison import Arm
+    from ..scoring.comparison import Arm
 
 __all__ = [
     "ADAPTIVE_MIN_TRIALS",

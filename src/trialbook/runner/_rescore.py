@@ -29,8 +29,8 @@ from ..sandbox._copy import copy_tree
 from ..sandbox._finished import SandboxTrial
 from ..sandbox._rebuild import Rebuilt, apply_changes
 from ..sandbox._sandbox import remove_tree
+from ..scoring.verdict import trial_passed
 from ..select import CACHEABLE_VERDICTS
-from ..verdict import trial_passed
 from ._deadline import within
 from ._engine import EntryResult, trial_request
 from ._explain import explain_trial

@@ -20,7 +20,7 @@ from ..sandbox import Sandbox, ShimConfig, TemplateFilter
 from ..sandbox._calllog import parse_call_log
 from ..sandbox._capture import OutputCapture
 from ..sandbox._changes import CHANGES_FILE, record_changes
-from ..verdict import trial_passed
+from ..scoring.verdict import trial_passed
 from ._explain import Explanation, explain_trial
 from ._inputs import placed_roots, placed_sources, skills_folder
 from ._outputs import mask_call_log, write_json, write_trial_files

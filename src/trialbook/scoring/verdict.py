@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from .evidence import AgentResult
+from ..evidence import AgentResult
 
 __all__ = ["EXECUTION_FAILURES", "Verdict", "eval_verdict", "meets", "trial_passed"]
 

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from trialbook.stats import (
+from trialbook.scoring.stats import (
     early_verdict,
     format_rate,
     needed_passes,
@@ -16,7 +16,7 @@ from trialbook.stats import (
     rate_json,
     wilson_interval,
 )
-from trialbook.verdict import meets
+from trialbook.scoring.verdict import meets
 
 Z95 = 1.959963984540054
 

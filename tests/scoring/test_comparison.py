@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trialbook.comparison import COMPARE_ALPHA, Comparison, format_p_value, loaded_counts
+from trialbook.scoring.comparison import COMPARE_ALPHA, Comparison, format_p_value, loaded_counts
 
 
 def test_the_issue_example_helps() -> None:

@@ -2,7 +2,7 @@
 
 An eval with ``compare:`` runs twice per agent: the ``with`` arm as declared, the ``without`` arm with the
 compared instruction files and skills removed and everything else the same. The effect of the inputs is
-exactly the difference between the two pass rates, and :func:`~trialbook.stats.fisher_two_sided` says
+exactly the difference between the two pass rates, and :func:`~trialbook.scoring.stats.fisher_two_sided` says
 whether that difference is more than chance. The verdict is one of three words, decided at a documented
 level (:data:`COMPARE_ALPHA`), and only ever reported: the ``pass_rate`` of the ``with`` arm decides the
 eval, never the comparison.
@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .evidence import JsonObject, JsonValue
+from ..evidence import JsonObject, JsonValue
 from .stats import COMPARE_ALPHA, fisher_two_sided, smallest_two_sided_p
 
 __all__ = [

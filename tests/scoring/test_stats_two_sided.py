@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from trialbook.stats import fisher_two_sided, smallest_two_sided_p
+from trialbook.scoring.stats import fisher_two_sided, smallest_two_sided_p
 
 
 def brute_force(passed_a: int, trials_a: int, passed_b: int, trials_b: int) -> Fraction:

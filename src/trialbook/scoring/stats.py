@@ -44,8 +44,9 @@ DEFAULT_ALPHA = 0.1
 """A loose level on purpose: with 3-5 trials a strict 0.05 would almost never flag anything."""
 
 COMPARE_ALPHA = 0.05
-"""The default level of a with/without comparison (:mod:`trialbook.comparison`): an effect claimed about
-an instruction file should be a strict one. Kept here so eval files can be read without loading it."""
+"""The default level of a with/without comparison (:mod:`trialbook.scoring.comparison`): an effect
+claimed about an instruction file should be a strict one.
+Kept here so eval files can be read without loading it."""
 
 REGRESSION_TEST_NAME = "one-sided Fisher exact test"
 
@@ -217,7 +218,7 @@ EarlyVerdict = Literal["pass", "fail"]
 
 
 def _meets(passed: int, trials: int, threshold: float) -> bool:
-    # The same two-decimal comparison as trialbook.verdict.meets (kept here so stats imports nothing).
+    # The same two-decimal comparison as trialbook.scoring.verdict.meets (kept here so stats imports nothing).
     return round(passed / trials, 2) >= round(threshold, 2)
 
 

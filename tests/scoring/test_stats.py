@@ -2,7 +2,7 @@ from fractions import Fraction
 
 import pytest
 
-from trialbook.stats import (
+from trialbook.scoring.stats import (
     DEFAULT_ALPHA,
     REGRESSION_TEST_NAME,
     fisher_one_sided_less,
