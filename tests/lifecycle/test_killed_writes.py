@@ -22,8 +22,8 @@ import pytest
 from trialbook._util import fsutil
 from trialbook._util.owner import start_time
 from trialbook.evidence import EvidenceWriteError, publish_json
-from trialbook.leftovers import sweep
 from trialbook.runner._runs import set_latest
+from trialbook.sandbox.leftovers import sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from trialbook.leftovers import sweep
 from trialbook.sandbox import Sandbox, create_sandbox
 from trialbook.sandbox._remover import SandboxRemover
 from trialbook.sandbox._shell import Shell
 from trialbook.sandbox._shims import ShimConfig
+from trialbook.sandbox.leftovers import sweep
 
 _SET_FLAGS = 0x40086602  # FS_IOC_SETFLAGS
 _NOATIME = 0x00000080  # chattr +A

@@ -211,7 +211,7 @@ NAME_MAX = 255
 
 
 def _temp_beside(path: Path) -> Path:
-    """A hidden temp name beside ``path``, tagged with this process (see :mod:`trialbook.leftovers`).
+    """A hidden temp name beside ``path``, tagged with this process (see :mod:`trialbook.sandbox.leftovers`).
 
     The owner tag lets a later run or ``trialbook clean`` tell an abandoned temp file (its process
     killed between write and rename) from one still being written, and remove only the former. The

@@ -13,8 +13,8 @@ from ..errors import BudgetForecastError, ConfigError, ExitCode, RunAbortedError
 from ..evalfiles import EvalSpec, load_evals
 from ..evidence import JsonObject, SuiteReport, publish_json, suite_to_json
 from ..history import HistoryLine, HistoryStore, NetworkTimeouts, open_store
-from ..leftovers import Swept, sweep
 from ..masking import Masker
+from ..sandbox.leftovers import Swept, sweep
 from ..select import head_commit
 from ._cancel import current_cancellation
 from ._controls import apply_controls, plan_controls

@@ -10,7 +10,7 @@ returns the ones that failed for the run to report (an agent can make its folder
 +i`` as root, and that must not cost the run its verdicts); at most ``limit`` folders wait at once (a
 trial that would queue one more waits for room), so a slow disk cannot pile up sandboxes; and a run
 killed meanwhile leaves folders named after its process, which the next run's sweep removes (see
-:mod:`trialbook.leftovers`).
+:mod:`trialbook.sandbox.leftovers`).
 
 With ``keep`` the remover empties a finished trial's folders instead, and keeps up to ``keep`` of them
 for :meth:`SandboxRemover.take` to hand to the next trial, when they pass for fresh ones (see

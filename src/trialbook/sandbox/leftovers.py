@@ -17,11 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._util.fsutil import abandoned_temp_files
-from ._util.owner import OWNER_PATTERN, owner_gone, temp_prefix
-from .sandbox._cgroup import sweep_stale_roots
-from .sandbox._sandbox import remove_tree
-from .sandbox.supervisor import supervisor
+from .._util.fsutil import abandoned_temp_files
+from .._util.owner import OWNER_PATTERN, owner_gone, temp_prefix
+from ._cgroup import sweep_stale_roots
+from ._sandbox import remove_tree
+from .supervisor import supervisor
 
 __all__ = ["Swept", "sweep", "temp_prefix"]
 
