@@ -7,6 +7,7 @@ tests call the constructors below.
 
 from __future__ import annotations
 
+from ..evidence import Call, CommandOutcome
 from ._base import Assertion, CheckProgress, evaluate_all
 from ._calls import NotRan, Ran, RanInOrder, not_ran, ran, ran_in_order
 from ._commands import DEFAULT_SUCCEEDS_TIMEOUT_S, Succeeds, succeeds
@@ -15,7 +16,7 @@ from ._files import FileContains, FileExists, file_contains, file_exists
 from ._inputs import Loaded, SkillUsed, loaded, skill_used
 from ._pattern import Pattern, PatternLike
 from ._quick import quick_checks
-from ._trial import Call, CommandOutcome, FinishedTrial
+from ._trial import FinishedTrial
 from ._triggered import Triggered, trigger_state
 
 __all__ = [

@@ -7,6 +7,7 @@ completeness (``evidence_complete``, ``capture_errors``), then your own checks o
 from __future__ import annotations
 
 from ._audit import RequestAudit
+from ._calls import Call, CommandOutcome
 from ._codec import dump_result, dump_test, load_result, load_test, suite_from_json, suite_to_json
 from ._copilot import CopilotResult, DiscoveredSkill, SkillDiscovery, SubagentInvocation
 from ._errors import EvidenceError, EvidenceSchemaError, EvidenceWriteError
@@ -44,6 +45,8 @@ __all__ = [
     "STOP_REASONS",
     "AgentResult",
     "AssertionRecord",
+    "Call",
+    "CommandOutcome",
     "CopilotResult",
     "CostEstimate",
     "DeclaredInput",

@@ -8,8 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 from .._util.blocking import run_blocking
-from ..assertions._trial import Call, CommandOutcome
-from ..evidence import AgentResult
+from ..evidence import AgentResult, Call, CommandOutcome
 from ._capture import OutputCapture
 from ._shims import bash_path
 from .process import ProcessOutcome, run_process

@@ -28,9 +28,8 @@ from pathlib import Path
 from types import TracebackType
 
 from .._util.owner import temp_prefix
-from ..assertions._trial import Call
 from ..errors import ConfigError
-from ..evidence import AgentResult
+from ..evidence import AgentResult, Call
 from ._calllog import CallLog, read_call_log
 from ._capture import OutputCapture
 from ._copy import CopyMethod, copy_tree
