@@ -33,14 +33,17 @@ from ._report import (
     TestReport,
 )
 from ._result import STOP_REASONS, AgentResult, StopReason, Turn
+from ._runs import LATEST, RUN_ID_PATTERN, latest_run
 from ._safe import is_sensitive_key, safe_configuration
 from ._schema import suite_json_schema
 from ._tools import ToolCall, ToolImage
 from ._usage import PRICES, CostEstimate, ModelPrice, UsageEntry, estimate_cost, sum_known
 
 __all__ = [
+    "LATEST",
     "OUTCOMES",
     "PRICES",
+    "RUN_ID_PATTERN",
     "SCHEMA_VERSION",
     "STOP_REASONS",
     "AgentResult",
@@ -77,6 +80,7 @@ __all__ = [
     "dump_test",
     "estimate_cost",
     "is_sensitive_key",
+    "latest_run",
     "load_result",
     "load_suite",
     "load_test",

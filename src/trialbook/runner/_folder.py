@@ -27,10 +27,10 @@ from .._util.fsutil import (
 )
 from .._util.owner import OWNER_PATTERN, owner_gone, owner_tag, pid_alive
 from ..errors import UsageError
+from ..evidence import RUN_ID_PATTERN
 
 __all__ = [
     "MARKER",
-    "RUN_ID_PATTERN",
     "StagedFolder",
     "check_owned",
     "claim",
@@ -245,8 +245,6 @@ _KINDS = ("partial", "ready", "old", "gone")
 """A run's staging folder, the same once complete and flushed, the previous run swapped aside, and a
 folder being removed, in the order a sweep handles them."""
 
-RUN_ID_PATTERN = r"\d{8}T\d{6}Z-[0-9a-f]{6}"
-"""A run id: ``<UTC time>-<6 hex>`` (see ``trialbook.runner._runs.new_run_id``)."""
 _LEFTOVER = re.compile(
     rf"\.(?P<name>.*)\.(?P<run>{RUN_ID_PATTERN})\.(?P<owner>{OWNER_PATTERN})\.(?P<kind>{'|'.join(_KINDS)})",
     re.DOTALL,
