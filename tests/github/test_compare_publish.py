@@ -6,7 +6,7 @@ import pytest
 
 from trialbook.errors import UsageError
 from trialbook.github._state import CiState, merge_states, state_from_json, state_to_json
-from trialbook.report._rows import ReviewRow
+from trialbook.report import ReviewRow
 from trialbook.report.markdown import render_pr_comment, render_summary
 from trialbook.report.suite_view import Review
 from trialbook.scoring.comparison import ComparedPair, Comparison

@@ -25,7 +25,7 @@ from ..errors import ExitCode, TrialbookError
 from ..evalfiles import EvalSpec
 from ..history import HistoryError, open_store
 from ..masking import Masker
-from ..report._rows import BaseResult
+from ..report import BaseResult
 from ..report.markdown import render_pr_comment, render_summary, sticky_marker
 from ..runner import ProgressSink, RunOptions, RunReport, load_specs, run
 from ..runner._cancel import current_cancellation

@@ -20,7 +20,7 @@ from ..errors import ExitCode, UsageError
 from ..evidence import JsonObject
 from ..evidence._bounded import loads_bounded
 from ..history import HistoryLine
-from ..report._rows import BaseResult, ListedEval, ReviewRow
+from ..report import BaseResult, ListedEval, ReviewRow
 from ..report.flaky import Flakiness, Stability
 from ..report.suite_view import Review
 from ..report.triggers import checked_group

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..report._rows import BaseResult, ListedEval, ReviewRow, cached_note
+from ..report import BaseResult, ListedEval, ReviewRow, cached_note
 from ..report.flaky import Stability, stability
 from ..report.terminal import TableRow
 from ..scoring.verdict import EXECUTION_FAILURES
