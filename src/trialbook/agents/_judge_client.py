@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .._util.hashing import canonical_json, tagged_sha256
-from ..assertions._panel import ANSWER_SHAPE, Answer, parse_answer
+from ..assertions import ANSWER_SHAPE, Answer, parse_answer
 from ..evidence import UsageEntry, estimate_cost
 from ..masking import Masker
 

@@ -8,19 +8,23 @@ tests call the constructors below.
 from __future__ import annotations
 
 from ..evidence import Call, CommandOutcome
-from ._base import Assertion, CheckProgress, evaluate_all
+from ._base import Assertion, CheckProgress, evaluate_all, exit_text, unfinished
 from ._calls import NotRan, Ran, RanInOrder, not_ran, ran, ran_in_order
 from ._commands import DEFAULT_SUCCEEDS_TIMEOUT_S, Succeeds, succeeds
-from ._custom import AssertThat, CheckFunction, assert_that
+from ._custom import EVAL_MODULE_PREFIX, AssertThat, CheckFunction, assert_that
 from ._files import FileContains, FileExists, file_contains, file_exists
 from ._inputs import Loaded, SkillUsed, loaded, skill_used
+from ._panel import ANSWER_SHAPE, Answer, parse_answer
 from ._pattern import Pattern, PatternLike
 from ._quick import quick_checks
 from ._trial import FinishedTrial
 from ._triggered import Triggered, trigger_state
 
 __all__ = [
+    "ANSWER_SHAPE",
     "DEFAULT_SUCCEEDS_TIMEOUT_S",
+    "EVAL_MODULE_PREFIX",
+    "Answer",
     "AssertThat",
     "Assertion",
     "Call",
@@ -41,14 +45,17 @@ __all__ = [
     "Triggered",
     "assert_that",
     "evaluate_all",
+    "exit_text",
     "file_contains",
     "file_exists",
     "loaded",
     "not_ran",
+    "parse_answer",
     "quick_checks",
     "ran",
     "ran_in_order",
     "skill_used",
     "succeeds",
     "trigger_state",
+    "unfinished",
 ]

@@ -11,11 +11,17 @@ from .._util.fsutil import NotDurableError, atomic_write_text
 from .._util.words import plural
 from ..errors import ExitCode
 from ..report.terminal import render_table, visible
-from ..runner import RunOptions, RunReport
-from ..runner._arms import comparisons
-from ..runner._review import entry_remarks, review_of, table_rows
-from ..runner._triggers import trigger_groups
-from ..runner._versions import drift_headlines, version_drift
+from ..runner import (
+    RunOptions,
+    RunReport,
+    comparisons,
+    drift_headlines,
+    entry_remarks,
+    review_of,
+    table_rows,
+    trigger_groups,
+    version_drift,
+)
 
 __all__ = ["emit_report", "render_plan", "write_report_files"]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..runner._folder import sweep_partials, unusable_path
+from ..runner import sweep_partials, unusable_path
 from ..sandbox.leftovers import sweep
 from ._common import env_option
 

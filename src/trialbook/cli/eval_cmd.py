@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from ..errors import UsageError
-from ..history._network import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_IDLE_TIMEOUT_S
+from ..history import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_IDLE_TIMEOUT_S
 from ..runner import RunOptions, SilentSink, handle_signals, run
 from ..select import parse_shard
 from ._common import DEFAULT_HISTORY_DIR, env_option, history_place, paths_argument, rescore_from_option

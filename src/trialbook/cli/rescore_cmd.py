@@ -8,10 +8,8 @@ import click
 
 from ..errors import ExitCode, UsageError
 from ..evidence import latest_run
-from ..runner import RunOptions, handle_signals
+from ..runner import MANIFEST, NOT_RESCORABLE, RunOptions, handle_signals, read_manifest
 from ..runner import run as run_evals
-from ..runner._manifest import MANIFEST, read_manifest
-from ..runner._rescore import NOT_RESCORABLE
 from ._common import DEFAULT_HISTORY_DIR, env_option, history_place
 from ._output import emit_report
 from ._progress import TerminalProgress

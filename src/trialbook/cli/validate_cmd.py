@@ -11,8 +11,7 @@ import click
 from ..errors import ConfigError, ExitCode, TrialbookError
 from ..evalfiles import EvalSpec
 from ..evidence import JsonObject
-from ..runner import RunOptions, load_specs
-from ..runner._secrets import run_secrets
+from ..runner import RunOptions, load_specs, run_secrets
 from ._common import paths_argument
 from ._json import document, echo_json
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from ..agents import AgentSpec
 from ..evidence import SCHEMA_VERSION, JsonObject, JsonValue
-from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT
+from ..sandbox import DEFAULT_OUTPUT_LIMIT
 from ._model import EvalSpec
 from ._placeholders import fill_secrets, secret_marker
 from ._render import RenderedPrompt

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-from ..assertions._custom import EVAL_MODULE_PREFIX
+from ..assertions import EVAL_MODULE_PREFIX
 from ._problems import display_path
 
 __all__ = ["EvalImportError", "import_eval_file", "resolve_check", "search_dirs"]

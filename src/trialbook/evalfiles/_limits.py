@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT, MIN_OUTPUT_LIMIT
+from ..sandbox import DEFAULT_OUTPUT_LIMIT, MIN_OUTPUT_LIMIT
 from ._context import Context
 from ._fields import SIZE_PATTERN
 from ._nodes import Node

@@ -9,7 +9,7 @@ from typing import Literal
 
 from ..agents import AgentSpec
 from ..assertions import Assertion
-from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT
+from ..sandbox import DEFAULT_OUTPUT_LIMIT
 from ._compare import CompareSpec
 from ._inputs import InstructionFile, SkillFolder
 from ._triggers import TriggerOf, TriggerSpec

@@ -8,8 +8,7 @@ from pathlib import Path
 
 from ..agents import AgentSpec
 from ..assertions import Assertion
-from ..sandbox import ISOLATIONS, NETWORKS, TemplateFilter, check_pattern
-from ..sandbox._special import find_special_files
+from ..sandbox import ISOLATIONS, NETWORKS, TemplateFilter, check_pattern, find_special_files
 from ._compare import CompareSpec, check_compare, check_leaks, read_compare
 from ._context import Context
 from ._fields import FIELDS, ID_PATTERN

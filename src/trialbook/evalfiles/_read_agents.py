@@ -7,7 +7,7 @@ import re
 
 from ..agents import AgentSpec
 from ..evidence import JsonValue
-from ..sandbox._shims import shim_name_problem
+from ..sandbox import shim_name_problem
 from ._context import Context
 from ._model import ShimSpec
 from ._nodes import Node

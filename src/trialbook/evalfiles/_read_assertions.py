@@ -10,8 +10,7 @@ import re
 from collections.abc import Callable
 from typing import cast
 
-from ..assertions._base import Assertion
-from ..assertions._pattern import Pattern
+from ..assertions import Assertion, Pattern
 from ._context import Context
 from ._fields import ASSERTION_KINDS
 from ._nodes import Node
@@ -39,21 +38,21 @@ def _pattern(node: Node, field: str, ctx: Context) -> Pattern | None:
 
 
 def _ran(node: Node, field: str, ctx: Context) -> Assertion | None:
-    from ..assertions._calls import ran
+    from ..assertions import ran
 
     pattern = _pattern(node, field, ctx)
     return None if pattern is None else ran(pattern)
 
 
 def _not_ran(node: Node, field: str, ctx: Context) -> Assertion | None:
-    from ..assertions._calls import not_ran
+    from ..assertions import not_ran
 
     pattern = _pattern(node, field, ctx)
     return None if pattern is None else not_ran(pattern)
 
 
 def _ran_in_order(node: Node, field: str, ctx: Context) -> Assertion | None:
-    from ..assertions._calls import ran_in_order
+    from ..assertions import ran_in_order
 
     items = ctx.read.sequence(node, field, _EXAMPLES["ran_in_order"])
     if items is None:
@@ -82,21 +81,21 @@ def _path(
 
 
 def _file_exists(node: Node, field: str, ctx: Context) -> Assertion | None:
-    from ..assertions._files import file_exists
+    from ..assertions import file_exists
 
     return _path(node, field, ctx, _EXAMPLES["file_exists"], file_exists)
 
 
 def _loaded(node: Node, field: str, ctx: Context) -> Assertion | None:
     # Whether the name is declared is checked once the eval's instructions and skills are read.
-    from ..assertions._inputs import loaded
+    from ..assertions import loaded
 
     name = ctx.read.string(node, field, _EXAMPLES["loaded"])
     return None if name is None else loaded(name)
 
 
 def _skill_used(node: Node, field: str, ctx: Context) -> Assertion | None:
-    from ..assertions._inputs import skill_used
+    from ..assertions import skill_used
 
     name = ctx.read.string(node, field, _EXAMPLES["skill_used"])
     return None if name is None else skill_used(name)
@@ -123,7 +122,7 @@ def _all_of(
 
 
 def _file_contains(node: Node, field: str, ctx: Context) -> Assertion | None:
-    from ..assertions._files import file_contains
+    from ..assertions import file_contains
 
     example = _EXAMPLES["file_contains"]
     entries = _all_of(node, field, ctx, example, ("path", "pattern"))
@@ -138,7 +137,7 @@ def _file_contains(node: Node, field: str, ctx: Context) -> Assertion | None:
 
 
 def _succeeds(node: Node, field: str, ctx: Context) -> Assertion | None:
-    from ..assertions._commands import succeeds
+    from ..assertions import succeeds
 
     example = _EXAMPLES["succeeds"]
     if isinstance(node.value, str):
@@ -166,7 +165,7 @@ def _succeeds(node: Node, field: str, ctx: Context) -> Assertion | None:
 
 
 def _assert_that(node: Node, field: str, ctx: Context) -> Assertion | None:
-    from ..assertions._custom import CheckFunction, assert_that
+    from ..assertions import CheckFunction, assert_that
     from ._imports import resolve_check, search_dirs
 
     example = _EXAMPLES["assert_that"]

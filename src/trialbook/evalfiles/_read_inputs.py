@@ -13,9 +13,8 @@ from typing import TypeVar
 
 import yaml
 
-from ..assertions._base import Assertion
-from ..sandbox import ALWAYS_EXCLUDED
-from ..sandbox._special import special_kind
+from ..assertions import Assertion
+from ..sandbox import ALWAYS_EXCLUDED, special_kind
 from ._bounds import YamlTooLarge, check_yaml_bounds
 from ._context import Context
 from ._inputs import (

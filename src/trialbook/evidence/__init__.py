@@ -7,6 +7,7 @@ completeness (``evidence_complete``, ``capture_errors``), then your own checks o
 from __future__ import annotations
 
 from ._audit import RequestAudit
+from ._bounded import loads_bounded
 from ._calls import Call, CommandOutcome
 from ._codec import dump_result, dump_test, load_result, load_test, suite_from_json, suite_to_json
 from ._copilot import CopilotResult, DiscoveredSkill, SkillDiscovery, SubagentInvocation
@@ -85,6 +86,7 @@ __all__ = [
     "load_suite",
     "load_test",
     "loaded_from_requests",
+    "loads_bounded",
     "normalize_text",
     "publish_json",
     "read_json",

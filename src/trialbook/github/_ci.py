@@ -27,12 +27,18 @@ from ..history import HistoryError, open_store
 from ..masking import Masker
 from ..report import BaseResult
 from ..report.markdown import render_pr_comment, render_summary, sticky_marker
-from ..runner import ProgressSink, RunOptions, RunReport, load_specs, run
-from ..runner._cancel import current_cancellation
-from ..runner._folder import claim
-from ..runner._record import pending_lines
-from ..runner._review import review_of
-from ..runner._secrets import run_masker
+from ..runner import (
+    ProgressSink,
+    RunOptions,
+    RunReport,
+    claim,
+    current_cancellation,
+    load_specs,
+    pending_lines,
+    review_of,
+    run,
+    run_masker,
+)
 from ..select import parse_shard
 from ._commands import emit_annotation, mask_secrets
 from ._comment import upsert_sticky_comment
@@ -468,7 +474,7 @@ def _planned_pairs(inputs: CiInputs) -> set[tuple[str, str]]:
     pairs (``name-2`` for a second entry of one agent, the ``~without`` arm, the negative control) and
     the agents the action's ``agents`` input may add to an eval.
     """
-    from ..runner._plan import CONTROL_LABEL, WITHOUT_SUFFIX, agent_label
+    from ..runner import CONTROL_LABEL, WITHOUT_SUFFIX, agent_label
 
     try:
         specs = load_specs(RunOptions(paths=inputs.paths))

@@ -17,8 +17,7 @@ from typing import Any, cast
 
 from .._util.fsutil import atomic_write_text
 from ..errors import ExitCode, UsageError
-from ..evidence import JsonObject
-from ..evidence._bounded import loads_bounded
+from ..evidence import JsonObject, loads_bounded
 from ..history import HistoryLine
 from ..report import BaseResult, ListedEval, ReviewRow
 from ..report.flaky import Flakiness, Stability

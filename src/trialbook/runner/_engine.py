@@ -12,8 +12,7 @@ from pathlib import Path
 from ..evalfiles import EvalSpec, render_options, render_prompt
 from ..evidence import AgentResult
 from ..masking import Masker
-from ..sandbox import Isolation, ShimConfig, hidden_paths
-from ..sandbox._remover import SandboxRemover
+from ..sandbox import Isolation, SandboxRemover, ShimConfig, hidden_paths
 from ..sandbox.supervisor import supervisor
 from ..scoring.stats import EarlyVerdict, early_verdict
 from ..scoring.verdict import EXECUTION_FAILURES, Verdict, eval_verdict

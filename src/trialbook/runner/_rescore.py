@@ -23,12 +23,16 @@ from .._util.blocking import run_blocking
 from ..agents import Agent
 from ..evidence import AgentResult, load_result, read_json
 from ..masking import Masker, masked_record
-from ..sandbox import TemplateFilter, parse_call_log
-from ..sandbox._changes import CHANGES_FILE
-from ..sandbox._copy import copy_tree
-from ..sandbox._finished import SandboxTrial
-from ..sandbox._rebuild import Rebuilt, apply_changes
-from ..sandbox._sandbox import remove_tree
+from ..sandbox import (
+    CHANGES_FILE,
+    Rebuilt,
+    SandboxTrial,
+    TemplateFilter,
+    apply_changes,
+    copy_tree,
+    parse_call_log,
+    remove_tree,
+)
 from ..scoring.verdict import trial_passed
 from ..select import CACHEABLE_VERDICTS
 from ._deadline import within

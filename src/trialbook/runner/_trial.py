@@ -15,15 +15,20 @@ from typing import Protocol, TypeVar
 
 from ..agents import Agent, AgentTask
 from ..assertions import Assertion, Call, quick_checks
-from ..evalfiles import InstructionFile, SkillFolder
-from ..evalfiles._limits import CHECKS_BASE_S
+from ..evalfiles import CHECKS_BASE_S, InstructionFile, SkillFolder
 from ..evidence import AgentResult, AssertionRecord
 from ..masking import Masker
-from ..sandbox import Isolation, Sandbox, ShimConfig, create_sandbox
-from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT, OutputCapture
-from ..sandbox._remover import SandboxRemover
-from ..sandbox._sandbox import remove_tree
-from ..sandbox._shell import Shell
+from ..sandbox import (
+    DEFAULT_OUTPUT_LIMIT,
+    Isolation,
+    OutputCapture,
+    Sandbox,
+    SandboxRemover,
+    Shell,
+    ShimConfig,
+    create_sandbox,
+    remove_tree,
+)
 from ..sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 from ._deadline import within
 from ._explain import Explanation
