@@ -18,7 +18,7 @@ from ..sandbox.leftovers import Swept, sweep
 from ..select import head_commit
 from ._cancel import current_cancellation
 from ._controls import apply_controls, plan_controls
-from ._engine import ControlOutcome, EntryResult, run_plan
+from ._engine import ControlOutcome, EntryResult, RunSettings, run_plan
 from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._folder import (
     StagedFolder,
@@ -388,23 +388,24 @@ def _run_and_write(
     rescored = {
         key: write_rescored(found, results_dir, report.masker) for key, found in report.rescored.items()
     }
-    ran, report.ledger, checks = run_blocking(
+    settings = RunSettings(
+        pool=pool,
+        secret_values=secret_values,
+        masker=report.masker,
+        results_dir=results_dir,
+        concurrency=options.concurrency,
+        sink=sink,
+        keep_sandboxes=options.keep_sandboxes,
+        cancel=cancel,
+    )
+    fresh = [entry for entry in report.plan if entry.rescore is None]
+    ran = run_blocking(
         run_plan(
-            [entry for entry in report.plan if entry.rescore is None],
-            pool=pool,
-            secret_values=secret_values,
-            masker=report.masker,
-            results_dir=results_dir,
-            concurrency=options.concurrency,
-            budget_usd=options.budget_usd,
-            sink=sink,
-            keep_sandboxes=options.keep_sandboxes,
-            cancel=cancel,
-            controls=report.controls,
-            problems=report.warnings,
+            fresh, settings, budget_usd=options.budget_usd, controls=report.controls, problems=report.warnings
         )
     )
-    by_key = {result.entry.key: result for result in ran} | rescored
+    report.ledger, checks = ran.ledger, ran.controls
+    by_key = {result.entry.key: result for result in ran.results} | rescored
     report.results = [by_key[entry.key] for entry in report.plan if entry.key in by_key]
     finished = time.time()
     commit = options.environ.get("GITHUB_SHA") or head_commit(options.repo)
