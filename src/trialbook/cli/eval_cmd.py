@@ -244,13 +244,13 @@ def eval_command(as_json: bool, **params: Any) -> None:
             from ._json import emit_json
 
             # Only the document on stdout: notices (forecast, warnings) go to stderr.
-            report = run(options, SilentSink(), notice=lambda text: click.echo(text, err=True))
+            report = run(options, SilentSink(), notice=lambda note: click.echo(str(note), err=True))
             code = emit_json(report, options)
         else:
             progress = TerminalProgress(concurrency=options.concurrency)
             try:
                 report = run(
-                    options, progress, notice=lambda text: click.echo(text, err=text.startswith("warning"))
+                    options, progress, notice=lambda note: click.echo(str(note), err=note.level == "warning")
                 )
             finally:
                 progress.close()

@@ -109,7 +109,7 @@ def rescore_command(
         progress = TerminalProgress(concurrency=1)
         try:
             report = run_evals(
-                options, progress, notice=lambda text: click.echo(text, err=text.startswith("warn"))
+                options, progress, notice=lambda note: click.echo(str(note), err=note.level == "warning")
             )
         finally:
             progress.close()

@@ -252,7 +252,7 @@ def run_stage(
             strict_agents=inputs.strict_agents,
             isolation=inputs.isolation,
         )
-        report = run(options, sink, notice=lambda text: print(text, flush=True), specs=specs)
+        report = run(options, sink, notice=lambda note: print(note, flush=True), specs=specs)
     except TrialbookError as exc:
         if plan is not None or environ.get("GITHUB_ACTIONS") == "true":
             error = CiState(

@@ -3,7 +3,7 @@
 from ._arms import comparisons
 from ._cancel import Cancellation, current_cancellation, handle_signals
 from ._engine import EntryResult
-from ._events import ProgressSink, TrialFinished, TrialStarted
+from ._events import Notice, ProgressSink, TrialFinished, TrialStarted
 from ._folder import claim, sweep_partials, unusable_path
 from ._ledger import BudgetLedger
 from ._manifest import MANIFEST, pair_json, read_manifest
@@ -27,6 +27,7 @@ __all__ = [
     "BudgetLedger",
     "Cancellation",
     "EntryResult",
+    "Notice",
     "PlanEntry",
     "ProgressSink",
     "RunOptions",
