@@ -314,16 +314,29 @@ async def run_trial(
     if cancelled:
         raise asyncio.CancelledError
     assert recorded is not None  # checked, so written
-    cost = trial_cost(recorded.result)
+    duration_s = prepared_s + time.monotonic() - started
+    return _outcome(request, recorded, scope, sandbox, kept, duration_s)
+
+
+def _outcome(
+    request: TrialRequest,
+    recorded: Recorded,
+    scope: TrialScope,
+    sandbox: Sandbox,
+    kept: Path | None,
+    duration_s: float,
+) -> TrialOutcome:
+    """The trial's outcome from what was recorded, with how its processes and sandbox were handled."""
+    cost, estimated = trial_cost(recorded.result)
     return TrialOutcome(
         request=request,
         result=recorded.result,
         assertions=recorded.records,
         calls=recorded.calls,
         passed=recorded.passed,
-        cost_usd=cost[0],
-        cost_estimated=cost[1],
-        duration_s=prepared_s + time.monotonic() - started,
+        cost_usd=cost,
+        cost_estimated=estimated,
+        duration_s=duration_s,
         sandbox_path=kept,
         unused_shims=recorded.unused,
         explanation=recorded.explanation,

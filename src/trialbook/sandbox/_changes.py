@@ -352,11 +352,6 @@ def record_changes(
     (whether the final sandbox can be rebuilt from the record, the folders made and removed) and the
     limits that applied.
     """
-    entries: list[JsonValue] = []
-    counts = {"created": 0, "modified": 0, "deleted": 0}
-    omitted = 0
-    budget = MAX_TOTAL_DIFF_BYTES
-    content_left = MAX_CONTENT_BYTES
     kept = keep if keep is not None else TemplateFilter.of()
     before: set[str] = set()
     after: set[str] = set()
@@ -377,8 +372,52 @@ def record_changes(
         for rel, (_, k) in now.items()
         if k == _OTHER
     ]
+    entries, counts, omitted = _entries(_changed({**start, **given}, now, given.keys()), masker, problems)
+    if omitted:
+        problems.append(f"{omitted} changed paths past the {MAX_ENTRIES}-entry limit are not listed")
+    folders, folder_problems = _folders(
+        {rel for rel in before if kept.kept(rel, is_dir=True) and starting(rel)},
+        {rel for rel in after if kept.kept(rel, is_dir=True)},
+        masker,
+    )
+    problems += folder_problems
+    rebuild: JsonObject = {"complete": not problems, "problems": list[JsonValue](problems), **folders}
+    return {
+        "files": entries,
+        "counts": dict(counts),
+        "omitted": omitted,
+        "rebuild": rebuild,
+        "limits": _limits(),
+    }
+
+
+def _limits() -> JsonObject:
+    """The limits a record was made under, written beside it so a reader knows what was cut."""
+    return {
+        "max_entries": MAX_ENTRIES,
+        "max_diff_bytes": MAX_DIFF_BYTES,
+        "max_total_diff_bytes": MAX_TOTAL_DIFF_BYTES,
+        "max_text_bytes": MAX_TEXT_BYTES,
+        "max_hash_bytes": MAX_HASH_BYTES,
+        "max_content_bytes": MAX_CONTENT_BYTES,
+    }
+
+
+def _entries(
+    changed: Iterable[tuple[str, _Content, _Content, int | None]], masker: Masker, problems: list[str]
+) -> tuple[list[JsonValue], dict[str, int], int]:
+    """One entry per changed path up to :data:`MAX_ENTRIES` (diffs and contents within their budgets).
+
+    Returns the entries, the counts per status (every change, listed or not) and how many were left out;
+    a masked name is added to ``problems`` once.
+    """
+    entries: list[JsonValue] = []
+    counts = {"created": 0, "modified": 0, "deleted": 0}
+    omitted = 0
+    budget = MAX_TOTAL_DIFF_BYTES
+    content_left = MAX_CONTENT_BYTES
     named = ""
-    for rel, old, new, mode in _changed({**start, **given}, now, given.keys()):
+    for rel, old, new, mode in changed:
         status = "created" if old is None else "deleted" if new is None else "modified"
         counts[status] += 1
         if len(entries) >= MAX_ENTRIES:
@@ -394,27 +433,4 @@ def record_changes(
         final, used = _final(rel, str(entry["path"]), new, mode, masker, content_left)
         content_left -= used
         entries.append({**entry, "rebuild": final})
-    if omitted:
-        problems.append(f"{omitted} changed paths past the {MAX_ENTRIES}-entry limit are not listed")
-    folders, folder_problems = _folders(
-        {rel for rel in before if kept.kept(rel, is_dir=True) and starting(rel)},
-        {rel for rel in after if kept.kept(rel, is_dir=True)},
-        masker,
-    )
-    problems += folder_problems
-    limits: JsonObject = {
-        "max_entries": MAX_ENTRIES,
-        "max_diff_bytes": MAX_DIFF_BYTES,
-        "max_total_diff_bytes": MAX_TOTAL_DIFF_BYTES,
-        "max_text_bytes": MAX_TEXT_BYTES,
-        "max_hash_bytes": MAX_HASH_BYTES,
-        "max_content_bytes": MAX_CONTENT_BYTES,
-    }
-    rebuild: JsonObject = {"complete": not problems, "problems": list[JsonValue](problems), **folders}
-    return {
-        "files": entries,
-        "counts": dict(counts),
-        "omitted": omitted,
-        "rebuild": rebuild,
-        "limits": limits,
-    }
+    return entries, counts, omitted
