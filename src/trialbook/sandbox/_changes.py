@@ -136,9 +136,22 @@ def _stream_hash(fd: int) -> str:
 
 
 _LINK_PREFIX = b"-> "
+"""How a link reads in a diff and its ``before``/``after`` hash: ``-> target``."""
 
 
-def _content(found: _Found) -> tuple[bytes | _Large | None, int | None]:
+@dataclass(frozen=True)
+class _Link:
+    """A symbolic link's target: never equal to a file's content, even one that reads ``-> target``."""
+
+    target: bytes
+
+    @property
+    def shown(self) -> bytes:
+        """The link as its diff shows it."""
+        return _LINK_PREFIX + self.target
+
+
+def _content(found: _Found) -> tuple[_Content, int | None]:
     """What to compare: a link's target or a regular file's data and permission bits; ``None`` else.
 
     FIFOs, sockets and devices are never opened (reading a FIFO would block the run); a file is read
@@ -151,7 +164,7 @@ def _content(found: _Found) -> tuple[bytes | _Large | None, int | None]:
             mode = os.lstat(path).st_mode
             kind = _LINK if stat.S_ISLNK(mode) else _FILE if stat.S_ISREG(mode) else _OTHER
         if kind == _LINK:
-            return _LINK_PREFIX + os.fsencode(os.readlink(path)), None
+            return _Link(os.fsencode(os.readlink(path))), None
         if kind != _FILE:
             return None, None
         fd = os.open(path, _READ_FLAGS)
@@ -225,10 +238,10 @@ def _diff_lines(before: list[str], after: list[str], old_name: str, new_name: st
     return [f"--- {old_name}\n", f"+++ {new_name}\n", f"@@ {ranges} @@\n", *(sign + line for line in lines)]
 
 
-def _entry(
-    rel: str, old: bytes | _Large | None, new: bytes | _Large | None, masker: Masker, budget: int
-) -> JsonObject:
-    status = "created" if old is None else "deleted" if new is None else "modified"
+def _entry(rel: str, old_content: _Content, new_content: _Content, masker: Masker, budget: int) -> JsonObject:
+    status = "created" if old_content is None else "deleted" if new_content is None else "modified"
+    old = old_content.shown if isinstance(old_content, _Link) else old_content
+    new = new_content.shown if isinstance(new_content, _Link) else new_content
     # Mask first, then hash, diff and cut: a hash of a secret-only file or a secret split by the cut
     # would otherwise leak it.
     old = masker.bytes(old) if isinstance(old, bytes) else old
@@ -256,7 +269,7 @@ def _entry(
     return entry
 
 
-_Content = bytes | _Large | None
+_Content = bytes | _Link | _Large | None
 
 
 def _changed(
@@ -291,9 +304,9 @@ def _final(
         return _missing(final, "its name held a secret or was not UTF-8, and is kept masked"), 0
     if isinstance(new, _Large):
         return _missing(final, f"larger than {MAX_TEXT_BYTES} bytes, kept by size and hash only"), 0
-    if new.startswith(_LINK_PREFIX):
+    if isinstance(new, _Link):
         final["kind"] = "link"
-        target = _text(new[len(_LINK_PREFIX) :])
+        target = _text(new.target)
         if target is None or masker.text(target) != target:
             return _missing(final, "its link target held a secret or was not UTF-8"), 0
         final["target"] = target
