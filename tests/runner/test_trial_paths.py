@@ -14,7 +14,6 @@ import asyncio
 import contextvars
 import functools
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -135,32 +134,3 @@ def test_a_template_is_copied_and_compared_in_threads(
     assert handed_off.get("_open_sandbox") == 2
     assert checked == ["check_trial", "check_trial"]
     assert handed_off.get("_finish") == 2
-
-
-REUSED = re.compile(r"trialbook-\S+r\d+x[0-9a-f]{16}")
-"""The name a finished trial's folder gets when it is emptied for the next trial (see ``sandbox._shell``)."""
-
-
-def _reused(report: RunReport) -> int:
-    folders = [Path(t.result.working_directory).parent.name for t in _trials(report)]
-    return sum(REUSED.fullmatch(name) is not None for name in folders)
-
-
-def test_a_reused_folder_with_nothing_to_copy_is_made_on_the_loop(
-    tmp_path: Path, handed_off: dict[str, int]
-) -> None:
-    report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK, trials=12)
-    assert [t.passed for t in _trials(report)] == [True] * 12
-    reused = _reused(report)
-    assert reused > 0  # later trials found an emptied folder ready
-    assert handed_off["_open_sandbox"] == 12 - reused
-
-
-def test_a_reused_folder_that_gets_shims_is_made_in_a_thread(
-    tmp_path: Path, handed_off: dict[str, int]
-) -> None:
-    shims = 'shims: {fake-tool: {script: "echo hi"}}\n'
-    report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK, trials=12, extra=shims)
-    assert [t.passed for t in _trials(report)] == [True] * 12
-    assert _reused(report) > 0
-    assert handed_off["_open_sandbox"] == 12

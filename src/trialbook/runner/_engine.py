@@ -348,8 +348,7 @@ class _Scheduler:
         self.running = asyncio.Semaphore(settings.width)
         self.ready = asyncio.Semaphore(settings.width)
         # A finished trial's folder is removed while the next trial already runs (see SandboxRemover).
-        width = settings.width
-        self.remover = SandboxRemover(limit=2 * width, keep=2 * width, wanted=self.total + len(self.controls))
+        self.remover = SandboxRemover(limit=2 * settings.width)
         self.waves = Waves(self.results)
         self.tasks: set[asyncio.Task[None]] = set()
         self.now_running = 0

@@ -24,10 +24,8 @@ from ..sandbox import (
     OutputCapture,
     Sandbox,
     SandboxRemover,
-    Shell,
     ShimConfig,
     create_sandbox,
-    remove_tree,
 )
 from ..sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 from ._deadline import within
@@ -191,18 +189,8 @@ async def settle(function: Callable[[], _T]) -> tuple[_T, bool]:
     return future.result(), cancelled
 
 
-def _reuses(request: TrialRequest, remover: SandboxRemover | None) -> bool:
-    # A kept sandbox stays the trial's own: only folders the remover will get back are reused.
-    return remover is not None and remover.keeps and not request.keep_sandbox
-
-
-def _open_sandbox(request: TrialRequest, remover: SandboxRemover | None, shell: Shell | None) -> Sandbox:
-    try:
-        request.folder.mkdir(parents=True, exist_ok=True)
-    except BaseException:
-        if shell is not None:  # taken for this trial: nothing else would remove it
-            remove_tree(shell.path)
-        raise
+def _open_sandbox(request: TrialRequest) -> Sandbox:
+    request.folder.mkdir(parents=True, exist_ok=True)
     return create_sandbox(
         root=request.sandbox_root,
         template=request.template,
@@ -210,25 +198,16 @@ def _open_sandbox(request: TrialRequest, remover: SandboxRemover | None, shell: 
         shims=request.shims,
         secrets=request.secrets,
         extra_env=request.agent_env,
-        shell=shell,
-        reusable=_reuses(request, remover),
     )
 
 
-async def _prepare(request: TrialRequest, remover: SandboxRemover | None) -> tuple[Sandbox, bool]:
+async def _prepare(request: TrialRequest) -> tuple[Sandbox, bool]:
     """The trial's sandbox, and whether a cancellation arrived while it was made (see :func:`settle`).
 
-    Making folders and copying a template wait for the disk, which on some disks takes milliseconds
-    (``discard``), so that happens in a worker thread while the event loop serves the running trials.
-    A finished trial's folder reused with nothing to copy or write into it needs one folder made
-    (the trial's results folder) and an environment: fewer system calls than the hop to a thread and
-    back costs, so that sandbox is made here.
+    Making folders and copying a template wait for the disk, so that happens in a worker thread while
+    the event loop serves the running trials.
     """
-    shell = remover.take(request.sandbox_root) if remover is not None and _reuses(request, remover) else None
-    make = functools.partial(_open_sandbox, request, remover, shell)
-    if shell is not None and request.template is None and not request.shims:
-        return make(), False
-    return await settle(make)
+    return await settle(functools.partial(_open_sandbox, request))
 
 
 class NotStarted(Exception):
@@ -270,7 +249,7 @@ async def run_trial(
     scope = supervisor().open_trial()
     capture = OutputCapture(request.output_limit, masker)
     try:
-        sandbox, cancelled = await _prepare(request, remover)
+        sandbox, cancelled = await _prepare(request)
     except BaseException:
         scope.close()
         raise

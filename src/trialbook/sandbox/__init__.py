@@ -11,7 +11,6 @@ from ._isolation import ISOLATIONS, NETWORKS, Isolation, bwrap_problem, hidden_p
 from ._rebuild import Rebuilt, apply_changes
 from ._remover import SandboxRemover
 from ._sandbox import Sandbox, create_sandbox, remove_tree
-from ._shell import Shell
 from ._shims import ShimConfig, ShimMode, bash_path, shim_name_problem
 from ._special import find_special_files, special_kind
 from .process import ProcessOutcome, kill_group, run_process
@@ -31,7 +30,6 @@ __all__ = [
     "Sandbox",
     "SandboxRemover",
     "SandboxTrial",
-    "Shell",
     "ShimConfig",
     "ShimMode",
     "TemplateFilter",
