@@ -12,16 +12,8 @@ and reaps what it killed that had become trialbook's child (a marked process sta
 reads only the processes started since the trial's last sweep (:mod:`._pidcursor`), so it costs tens of
 microseconds when nothing is left, not a read of every process on the machine.
 
-Where a trial's end cannot find anything, it does not look (:meth:`Supervisor.settled`): when the
-trial's last look or sweep ended in a pass that found none of its processes alive, during which the
-machine made no new process at all, and the trial has started no command since (and waited for every
-one it started). Then every process of the trial was dead at the end of that pass, a dead process
-forks nothing, and the only other way a process of the trial comes to exist is one trialbook starts
-for it: a command, which :meth:`Supervisor.started` counts, or code of the agent's own running inside
-trialbook (a Python function, the Copilot SDK) starting one by itself. Such code may outlive its run
-(a plain function keeps running past its timeout, in its thread), so this holds only for a trial whose
-agent was a command: one started, before that pass, on the thread that opened the trial, where agents
-that are commands run theirs (an in-process agent starts none there). The cgroup is still read.
+A trial's end always sweeps, whatever its last look found: a pass costs far less than the trial did,
+and a shortcut that skips it would be one more argument for why nothing could have survived.
 
 Which mechanism ran is :attr:`TrialScope.mechanism`: ``cgroup`` (group plus marker sweep),
 ``marker`` (marker and process-tree sweep through ``/proc``) or ``process-group`` (no ``/proc``, as on
@@ -114,13 +106,6 @@ class TrialScope:
         """When each waited-for command's status was collected (boot ticks; ``None``: unknown)."""
         self.swept: Cursor | None = self.origin
         """Up to here every process was looked at by a sweep and none alive is the trial's."""
-        self.commands = 0
-        """How many commands trialbook started for the trial (a pid handed out twice counts twice)."""
-        self.elsewhere = 0
-        """How many of them were started in another thread than the one that opened the trial."""
-        self.settled: int | None = None
-        """``commands`` when the last look or sweep began, if it left nothing of the trial that can live."""
-        self._thread = threading.get_ident()
         self._stray: set[int] = set()
         self._owner = owner
         self._closed = False
@@ -183,7 +168,7 @@ class TrialScope:
             return True
         if self.group is not None and not CgroupRoot.empty(self.group):
             return False
-        return self._owner.settled(self) or self._owner.look(self)
+        return self._owner.look(self)
 
     def close(self) -> int:
         """Kill and reap every process of the trial, then end the scope; returns how many were alive."""
@@ -194,8 +179,7 @@ class TrialScope:
         try:
             if self.group is not None:
                 self.credit(CgroupRoot.kill(self.group, remove=False))
-            if not self._owner.settled(self):
-                self._owner.sweep(self, last=True)
+            self._owner.sweep(self)
         finally:
             # Always: a scope left open would keep trialbook a subreaper for the rest of its life.
             self._owner.release(self)
@@ -290,8 +274,6 @@ class Supervisor:
             if scope is not None:
                 scope.leaders.add(pid)
                 scope.sessions.add(pid)
-                scope.commands += 1
-                scope.elsewhere += threading.get_ident() != scope._thread
 
     def waited(self, pid: int) -> None:
         """The command's exit status was collected by whoever started it."""
@@ -324,12 +306,9 @@ class Supervisor:
             leaders = {pid for scope in scopes for pid in scope.leaders}
         return self.kill({scope.marker for scope in scopes}, leaders)
 
-    def sweep(self, scope: TrialScope, *, last: bool = False) -> None:
-        """The trial's own sweep: afterwards, later sweeps need look only at processes started since.
-
-        ``last``: the trial's end, after which nothing looks again, so nothing is read to settle it.
-        """
-        self._settle(scope, probe=False, last=last)
+    def sweep(self, scope: TrialScope) -> None:
+        """The trial's own sweep: afterwards, later sweeps need look only at processes started since."""
+        self._settle(scope, probe=False)
 
     def look(self, scope: TrialScope) -> bool:
         """One pass of the trial's sweep that kills nothing and never blocks: ``True`` if none was alive.
@@ -337,25 +316,12 @@ class Supervisor:
         ``False`` when it found one of the trial's processes alive, or one whose marker it could not
         read yet, or where there is no ``/proc`` to look in.
         """
-        return self._settle(scope, probe=True, last=False) is not None
+        return self._settle(scope, probe=True) is not None
 
-    def settled(self, scope: TrialScope) -> bool:
-        """Whether nothing of the trial can be alive: its last pass settled it, it started nothing since."""
+    def _settle(self, scope: TrialScope, *, probe: bool) -> Swept | None:
         with self._lock:
-            return scope.settled == scope.commands and not scope.leaders
-
-    def _settle(self, scope: TrialScope, *, probe: bool, last: bool) -> Swept | None:
-        with self._lock:
-            # Together: a command started after this count is past it, one started before is a root.
-            leaders, commands = set(scope.leaders), scope.commands
-            # An agent that is a command: the trial has nothing of its own running inside trialbook.
-            commanded = commands > 0 and scope.elsewhere == 0
-        scope.settled = None
-        settle = commanded and not last  # else no later pass can be left out: the pid is not read again
-        swept = self._kill({scope.marker}, leaders, advance=scope, probe=probe, settle=settle)
-        if swept is not None and swept.quiet and settle:
-            scope.settled = commands
-        return swept
+            leaders = set(scope.leaders)
+        return self._kill({scope.marker}, leaders, advance=scope, probe=probe)
 
     def kill(self, markers: set[str], roots: set[int], *, since: int | None = None) -> int:
         """SIGKILL, until none is left, every process of the trials ``markers`` name (see :mod:`._sweep`).
@@ -377,7 +343,6 @@ class Supervisor:
         since: int | None = None,
         advance: TrialScope | None = None,
         probe: bool = False,
-        settle: bool = False,
     ) -> Swept | None:
         """The sweep; ``None`` where there is no ``/proc``, or where a probe found something alive."""
         if not has_procfs():
@@ -407,7 +372,7 @@ class Supervisor:
             theirs = {pid for scope, ids in others if scope.trusts_sessions(now) for pid in ids}
             return Criteria(TRIAL_MARKER, markers, roots, mine, theirs, held)
 
-        swept = kill_until_clean(start, since, criteria, probe=probe, settle=settle, skip=known)
+        swept = kill_until_clean(start, since, criteria, probe=probe, skip=known)
         if probe and swept.clean is None:
             return None
         if advance is not None and swept.clean is not None:
