@@ -84,14 +84,14 @@ def _trials(report: RunReport) -> list[Any]:
     return [outcome for result in report.results for outcome in result.outcomes]
 
 
-def test_a_quiet_trial_with_file_checks_is_looked_at_on_the_loop_and_checked_under_its_deadline(
+def test_a_trial_with_file_checks_is_swept_in_a_thread_and_checked_under_its_deadline(
     tmp_path: Path, handed_off: dict[str, int], checked: list[str]
 ) -> None:
     report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK)
     assert [t.passed for t in _trials(report)] == [True, True]
     handed_off.pop("close", None)  # the run's wait for the last sandbox removals, once per run
-    # The sandbox is made, and the results written and the folder handed over, in worker threads.
-    assert handed_off == {"_open_sandbox": 2, "_finish": 2}
+    # The sandbox is made, swept, and the results written and the folder handed over, in worker threads.
+    assert handed_off == {"_open_sandbox": 2, "sweep": 2, "_finish": 2}
     assert checked == ["check_trial", "check_trial"]
 
 

@@ -337,15 +337,13 @@ async def _check(
 ) -> Checked:
     """Sweep what the agent left running, then check, within the trial's check deadline.
 
-    Looking for left-over processes takes one pass over the processes started since the trial's last
-    pass; killing them waits for them to die, so that happens in a worker thread. The checks run in a
+    The sweep runs in a worker thread: killing waits for the dying. The checks run in a
     daemon thread (see :mod:`._deadline`): past ``limits.checks`` the trial ends ``error`` naming the
     check that was running, and a signal stops the wait at once, whatever the check is doing.
     """
     # What the agent left running (in its own session, double-forked) must not change the files the
     # checks read; commands the checks start carry the marker and end with the trial.
-    if not scope.quiet():
-        await asyncio.to_thread(scope.sweep)
+    await asyncio.to_thread(scope.sweep)
     state = CheckState()
     work = functools.partial(check_trial, request, agent, masker, sandbox, result, capture, state)
     try:

@@ -138,14 +138,9 @@ class CgroupRoot:
 
     @staticmethod
     def reusable(group: Path) -> bool:
-        """Whether ``group`` is still there and has no member (:meth:`empty` counts a gone one)."""
+        """Whether ``group`` is still there and has no member."""
         threads = _threads(group)
         return threads is not None and not threads
-
-    @staticmethod
-    def empty(group: Path) -> bool:
-        """Whether ``group`` has no member now (one read, no waiting; a group that is gone has none)."""
-        return not _threads(group)
 
     @staticmethod
     def kill(group: Path, wait_s: float = 2.0, *, remove: bool = True) -> set[int]:

@@ -166,17 +166,14 @@ def kill_until_clean(
     since: int | None,
     criteria: Callable[[Cursor | None], Criteria],
     *,
-    probe: bool = False,
     skip: Collection[int] = frozenset(),
 ) -> Swept:
     """SIGKILL the trials' processes until a full pass finds none of them alive.
 
     Killing repeats because a dying process's children are re-parented and a forking one makes new ones;
-    between passes it waits for the killed ones to exit, so a pass never sees them dying. With ``probe``
-    it makes one pass and never waits: if that pass finds a process to kill (or one it cannot tell
-    yet), nothing is killed and ``clean`` stays ``None``, for the caller to sweep where it may wait.
-    ``skip``: pids the pid cursor's passes need not read, each a process known
-    to be no swept trial's: another trial's command, not waited for yet, so its pid is still its own.
+    between passes it waits for the killed ones to exit, so a pass never sees them dying. ``skip``: pids
+    the pid cursor's passes need not read, each a process known to be no swept trial's: another trial's
+    command, not waited for yet, so its pid is still its own.
     """
     me = os.getpid()
     swept = Swept(set(), set(), None)
@@ -186,8 +183,6 @@ def kill_until_clean(
         found = doomed(entries, judged)
         alive = {e.pid for e in entries if e.pid in found and e.state != "Z"}
         swept.ours.update(e.pid for e in entries if e.pid in found and e.ppid == me)
-        if probe and alive:
-            return swept
         if not alive:
             # A process in another running trial's session is that trial's, whatever it carries
             # (no process can join a session it did not start): whether it is mid-exec does not matter.
@@ -201,8 +196,6 @@ def kill_until_clean(
             )
             if any(e.ppid != 0 and _unsettled(e.pid, judged) for e in settling):
                 # Its environment was not readable yet when this pass read it: look again.
-                if probe:
-                    return swept
                 time.sleep(0.001)
                 continue
             swept.clean = now

@@ -157,19 +157,6 @@ class TrialScope:
         self._owner.sweep(self)
         return self.killed - before
 
-    def quiet(self) -> bool:
-        """Whether nothing of the trial is alive, found in one pass that kills nothing and never blocks.
-
-        A quiet pass counts as a sweep (later ones look only at processes started since). The runner
-        looks on its event loop and sweeps in a worker thread only when this is ``False``: killing
-        waits for the dying.
-        """
-        if self._closed:
-            return True
-        if self.group is not None and not CgroupRoot.empty(self.group):
-            return False
-        return self._owner.look(self)
-
     def close(self) -> int:
         """Kill and reap every process of the trial, then end the scope; returns how many were alive."""
         if self._closed:
@@ -308,20 +295,9 @@ class Supervisor:
 
     def sweep(self, scope: TrialScope) -> None:
         """The trial's own sweep: afterwards, later sweeps need look only at processes started since."""
-        self._settle(scope, probe=False)
-
-    def look(self, scope: TrialScope) -> bool:
-        """One pass of the trial's sweep that kills nothing and never blocks: ``True`` if none was alive.
-
-        ``False`` when it found one of the trial's processes alive, or one whose marker it could not
-        read yet, or where there is no ``/proc`` to look in.
-        """
-        return self._settle(scope, probe=True) is not None
-
-    def _settle(self, scope: TrialScope, *, probe: bool) -> Swept | None:
         with self._lock:
             leaders = set(scope.leaders)
-        return self._kill({scope.marker}, leaders, advance=scope, probe=probe)
+        self._kill({scope.marker}, leaders, advance=scope)
 
     def kill(self, markers: set[str], roots: set[int], *, since: int | None = None) -> int:
         """SIGKILL, until none is left, every process of the trials ``markers`` name (see :mod:`._sweep`).
@@ -342,12 +318,9 @@ class Supervisor:
         *,
         since: int | None = None,
         advance: TrialScope | None = None,
-        probe: bool = False,
     ) -> Swept | None:
-        """The sweep; ``None`` where there is no ``/proc``, or where a probe found something alive."""
+        """The sweep; ``None`` where there is no ``/proc``."""
         if not has_procfs():
-            if probe:
-                return None  # no way to look without killing: the group kill below is the sweep
             for pid in roots:
                 with contextlib.suppress(OSError):
                     os.killpg(pid, signal.SIGKILL)
@@ -372,9 +345,7 @@ class Supervisor:
             theirs = {pid for scope, ids in others if scope.trusts_sessions(now) for pid in ids}
             return Criteria(TRIAL_MARKER, markers, roots, mine, theirs, held)
 
-        swept = kill_until_clean(start, since, criteria, probe=probe, skip=known)
-        if probe and swept.clean is None:
-            return None
+        swept = kill_until_clean(start, since, criteria, skip=known)
         if advance is not None and swept.clean is not None:
             advance.swept = swept.clean
         with self._lock:

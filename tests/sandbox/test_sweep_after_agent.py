@@ -1,15 +1,13 @@
-"""The look the runner takes on its event loop: it finds what a sweep would kill, and kills nothing.
+"""The sweep after the agent: it finds every live process of the trial, and only the trial's.
 
-``TrialScope.quiet`` must never block and never miss a live process of the
-trial: a miss would let the runner check files a stray still writes, or close a scope with a process
-alive. Real processes, with both Linux mechanisms (cgroup and marker sweep).
+A miss would let the runner check files a stray still writes; a wrong kill would end another running
+trial's command. Real processes, with both Linux mechanisms (cgroup and marker sweep).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -41,46 +39,30 @@ def _escape(scope: TrialScope, tmp_path: Path, how: str) -> list[int]:
     return read_pids(pids)
 
 
-def _quiet_soon(scope: TrialScope) -> bool:
-    """Whether a look finds the trial quiet within a few tries.
-
-    A look also says "not quiet" when it meets a process it cannot read yet: one of the machine's,
-    between ``fork`` and ``exec``. On a busy machine that happens; the runner then sweeps in a thread.
-    """
-    for _ in range(50):
-        if scope.quiet():
-            return True
-        time.sleep(0.02)
-    return False
-
-
-def test_a_quiet_trial_is_quiet_and_closes_with_nothing_to_kill(scope: TrialScope, tmp_path: Path) -> None:
+def test_a_trial_with_nothing_left_is_swept_with_nothing_to_kill(scope: TrialScope, tmp_path: Path) -> None:
     _run(scope, "echo ok > out.txt", tmp_path)
-    assert _quiet_soon(scope)
+    assert scope.sweep() == 0
     assert scope.close() == 0
     assert scope.killed == 0
 
 
 @pytest.mark.parametrize("listing", ["pid cursor", "every process"])
-def test_a_live_escapee_makes_the_look_fail_and_survives_it(
+def test_a_live_escapee_is_killed_and_counted_by_the_sweep(
     scope: TrialScope, tmp_path: Path, listing: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The look kills nothing: the sweep that follows kills and counts it, as without the look."""
+    """Read through the pid cursor, or through every process where the cursor cannot be trusted."""
     if listing == "every process":
         monkeypatch.setattr(_sweep, "span", lambda *_: None)
     (pid,) = _escape(scope, tmp_path, "new session")
-    assert not scope.quiet()
-    assert not scope.quiet()  # a look kills nothing: the next one finds it again
     assert running(pid)
-    assert scope.killed == 0
     assert scope.sweep() == 1
     assert wait_gone([pid]) == []
-    assert _quiet_soon(scope)
+    assert scope.sweep() == 0
     assert scope.close() == 0
     assert scope.killed == 1
 
 
-def test_a_member_of_the_cgroup_without_the_marker_makes_the_look_fail(
+def test_a_member_of_the_cgroup_without_the_marker_is_killed_at_the_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TRIALBOOK_CGROUP", "on")
@@ -88,7 +70,6 @@ def test_a_member_of_the_cgroup_without_the_marker_makes_the_look_fail(
     try:
         assert scope.mechanism == "cgroup"
         (pid,) = _escape(scope, tmp_path, "cleared environment")
-        assert not scope.quiet()
         assert running(pid)
         assert scope.close() == 1
         assert wait_gone([pid]) == []
@@ -96,22 +77,13 @@ def test_a_member_of_the_cgroup_without_the_marker_makes_the_look_fail(
         scope.close()
 
 
-def test_a_process_started_after_a_quiet_look_is_found_by_the_next(scope: TrialScope, tmp_path: Path) -> None:
-    """A quiet look moves the starting point of the next look; a later command's escapes lie past it."""
+def test_a_process_started_after_a_sweep_is_found_by_the_next(scope: TrialScope, tmp_path: Path) -> None:
+    """A sweep moves the starting point of the next one; a later command's escapes lie past it."""
     _run(scope, "true", tmp_path)
-    assert _quiet_soon(scope)
+    assert scope.sweep() == 0
     (pid,) = _escape(scope, tmp_path, "new session")
-    assert not scope.quiet()
     assert scope.close() == 1
     assert wait_gone([pid]) == []
-
-
-def test_without_proc_the_look_never_claims_quiet(scope: TrialScope, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Where nothing can be looked at without killing (no ``/proc``), the runner must sweep in a thread."""
-    import trialbook.sandbox.supervisor as module
-
-    monkeypatch.setattr(module, "has_procfs", lambda: False)
-    assert not scope.quiet()
 
 
 @contextlib.asynccontextmanager
@@ -146,12 +118,12 @@ def _beside_another_trial(tmp_path: Path, then: Callable[[int], None]) -> None:
         other.close()
 
 
-def test_a_look_leaves_other_running_trials_commands_unread(
+def test_a_sweep_leaves_other_running_trials_commands_unread(
     scope: TrialScope, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Another running trial's command, not waited for yet, keeps its pid and runs in a session of its own
-    with its own trial's marker: a look neither reads it nor asks whether it is mid-exec, and finds its
-    own trial quiet."""
+    with its own trial's marker: a sweep neither reads it nor asks whether it is mid-exec, and kills
+    nothing of its own trial that is gone."""
     read: list[int] = []
     asked: list[int] = []
     entry = _pidcursor.entry  # type: ignore[attr-defined]
@@ -169,8 +141,8 @@ def test_a_look_leaves_other_running_trials_commands_unread(
         _run(scope, "true", tmp_path)
         monkeypatch.setattr(_pidcursor, "entry", reading)
         monkeypatch.setattr(_sweep, "mid_exec", asking)
-        assert _quiet_soon(scope)
-        assert read  # the look went through the pid cursor: it read its own command's pid at least
+        assert scope.sweep() == 0
+        assert read  # the sweep went through the pid cursor: it read its own command's pid at least
         assert leader not in read
         assert leader not in asked
 
@@ -182,24 +154,8 @@ def test_an_escapee_is_found_beside_another_trials_running_command(scope: TrialS
 
     def escape(leader: int) -> None:
         (pid,) = _escape(scope, tmp_path, "new session")
-        assert not scope.quiet()
         assert scope.sweep() == 1
         assert wait_gone([pid]) == []
         assert running(leader)
 
     _beside_another_trial(tmp_path, escape)
-
-
-def test_a_look_reads_this_trials_own_running_command_beside_another_trials(
-    scope: TrialScope, tmp_path: Path
-) -> None:
-    """Only other trials' commands are left unread: one of this trial's own, still running, is alive."""
-
-    def look(leader: int) -> None:
-        async def mine() -> None:
-            async with _sleeping(scope, tmp_path):
-                assert not scope.quiet()
-
-        asyncio.run(mine())
-
-    _beside_another_trial(tmp_path, look)
