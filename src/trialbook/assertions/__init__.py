@@ -16,7 +16,6 @@ from ._files import FileContains, FileExists, file_contains, file_exists
 from ._inputs import Loaded, SkillUsed, loaded, skill_used
 from ._panel import ANSWER_SHAPE, Answer, parse_answer
 from ._pattern import Pattern, PatternLike
-from ._quick import quick_checks
 from ._trial import FinishedTrial
 from ._triggered import Triggered, trigger_state
 
@@ -51,7 +50,6 @@ __all__ = [
     "loaded",
     "not_ran",
     "parse_answer",
-    "quick_checks",
     "ran",
     "ran_in_order",
     "skill_used",

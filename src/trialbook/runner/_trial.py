@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 from ..agents import Agent, AgentTask
-from ..assertions import Assertion, Call, quick_checks
+from ..assertions import Assertion, Call
 from ..evalfiles import CHECKS_BASE_S, InstructionFile, SkillFolder
 from ..evidence import AgentResult, AssertionRecord
 from ..masking import Masker
@@ -219,8 +219,6 @@ class TrialSlot(Protocol):
 
     Preparing the sandbox comes before :meth:`enter` and writing the transcripts and cleaning up after
     :meth:`leave`, so a trial's file-system work overlaps other trials' agents instead of holding a place.
-    Checks that only read files (see ``quick_checks``) come after :meth:`leave` too: they run on the
-    event loop in a fraction of a millisecond, and the next trial's agent starts first.
     """
 
     async def enter(self) -> None:
@@ -263,24 +261,16 @@ async def run_trial(
     kept: Path | None = None
     checked: Checked | None = None
     result: AgentResult | None = None
-    held = slot
     try:
         if slot is not None:
             await slot.enter()
             started = time.monotonic()
         try:
             result = await _agent_run(request, agent, masker, sandbox, capture)
-            quick = _quick(request)
-            if held is not None and quick:
-                # Checks that only read files (on the event loop, a fraction of a millisecond) hold no
-                # place of their own: the next trial starts its agent first, then these run.
-                held.leave(result)
-                held = None
-                await asyncio.sleep(0)
             checked = await _check(request, agent, masker, scope, sandbox, result, capture)
         finally:
-            if held is not None:
-                held.leave(result)
+            if slot is not None:
+                slot.leave(result)
     finally:
         write = (
             None if checked is None else functools.partial(record_trial, request, checked, masker, capture)
@@ -350,11 +340,6 @@ async def _check(
         return await within(work, request.check_deadline_s)
     except TimeoutError:
         return overran(request, result, state)
-
-
-def _quick(request: TrialRequest) -> bool:
-    """Whether the trial's checks run on the event loop: they only read files and the call log."""
-    return request.template is None and quick_checks(request.assertions)
 
 
 def _finish(
