@@ -13,7 +13,6 @@ from ..evalfiles import EvalSpec, render_options, render_prompt
 from ..evidence import AgentResult
 from ..masking import Masker
 from ..sandbox import Isolation, SandboxRemover, ShimConfig, hidden_paths
-from ..sandbox.supervisor import supervisor
 from ..scoring.stats import EarlyVerdict, early_verdict
 from ..scoring.verdict import EXECUTION_FAILURES, Verdict, eval_verdict
 from ._cancel import Cancellation
@@ -381,11 +380,10 @@ class _Scheduler:
         if cancel is not None:
             cancel.attach(loop, self._stop)
         try:
-            with supervisor().expecting(self.total + len(self.controls)):
-                await asyncio.gather(
-                    *(self._control(check) for check in self.controls),
-                    *(self._one(result, request) for result, request in self.queue),
-                )
+            await asyncio.gather(
+                *(self._control(check) for check in self.controls),
+                *(self._one(result, request) for result, request in self.queue),
+            )
         finally:
             if cancel is not None:
                 cancel.detach()

@@ -30,7 +30,7 @@ import shutil
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .._util.owner import owner_gone, owner_tag
@@ -39,12 +39,7 @@ from ._pidcursor import Cursor, cursor, span
 from ._procfs import boot_ticks, clock_agrees, has_procfs, processes
 from ._sweep import Criteria, Swept, kill_until_clean, reap
 
-__all__ = ["THREADED_FROM", "TRIAL_MARKER", "Supervisor", "TrialScope", "supervisor"]
-
-THREADED_FROM = 5
-"""The fewest trials a run expects for its commands to join their trials' groups by thread (see
-:meth:`Supervisor.expecting`): below it, trialbook's own two moves cost more than its commands' moves
-save."""
+__all__ = ["TRIAL_MARKER", "Supervisor", "TrialScope", "supervisor"]
 
 TRIAL_MARKER = "TRIALBOOK_TRIAL"
 """The environment variable that tags every process of one trial."""
@@ -181,27 +176,7 @@ class Supervisor:
         self._scopes: dict[str, TrialScope] = {}
         self._leaders: set[int] = set()
         self._cgroups: CgroupRoot | None = None
-        self._expected: list[int] = []
         self.subreaper = False
-
-    @contextlib.contextmanager
-    def expecting(self, trials: int) -> Iterator[None]:
-        """Within it, a run of ``trials`` trials is under way: the folder of cgroups is made to suit it.
-
-        Moving trialbook into a threaded ``runner`` group and back out waits for two RCU grace
-        periods (10 to 30 ms each, measured on Linux 6.18), which a command moving its one thread
-        saves again about 6 ms at a time. So a folder made while a run of fewer than
-        :data:`THREADED_FROM` trials is under way (a one-trial ``trialbook eval``) is not threaded,
-        and its commands move as whole processes; otherwise it is threaded where the kernel allows.
-        The choice is made when the folder is, by the first trial to open while none is open.
-        """
-        with self._lock:
-            self._expected.append(trials)
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._expected.remove(trials)
 
     def open_trial(self) -> TrialScope:
         """A new scope; the first one makes trialbook a subreaper and its folder of cgroups."""
@@ -211,8 +186,7 @@ class Supervisor:
         with self._lock:
             if not self._scopes:
                 self.subreaper = _set_subreaper(True)
-                few = any(trials < THREADED_FROM for trials in self._expected)
-                self._cgroups = find_cgroup_root(threaded=not few)
+                self._cgroups = find_cgroup_root()
             group = self._cgroups.new_group() if self._cgroups is not None else None
             join = self._cgroups.join_file(group) if self._cgroups is not None and group else None
             scope = TrialScope(self, group, join, start=start)
