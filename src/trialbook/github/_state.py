@@ -20,11 +20,11 @@ from ..errors import ExitCode, UsageError
 from ..evidence import JsonObject, loads_bounded
 from ..history import HistoryLine
 from ..report import BaseResult, ListedEval, ReviewRow
-from ..report.flaky import Flakiness, Stability
 from ..report.suite_view import Review
 from ..report.triggers import checked_group
 from ..report.versions import checked_drift
 from ..scoring.comparison import ComparedPair
+from ..scoring.flaky import Flakiness, Stability
 
 __all__ = [
     "MAX_STATE_BYTES",

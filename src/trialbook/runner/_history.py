@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from .. import __version__
 from ..history import HistoryLine, HistoryStore, format_started_at, parse_started_at
-from ..report.flaky import WINDOW
+from ..scoring.flaky import WINDOW
 from ._arms import arm_extra
 from ._engine import EntryResult
 from ._explain import fit

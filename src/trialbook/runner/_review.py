@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..report import BaseResult, ListedEval, ReviewRow, cached_note
-from ..report.flaky import Stability, stability
 from ..report.terminal import TableRow
+from ..scoring.flaky import Stability, stability
 from ..scoring.verdict import EXECUTION_FAILURES
 from ._arms import comparisons
 from ._engine import EntryResult

@@ -6,8 +6,8 @@ from typing import Any
 
 from tests.history.helpers import line
 from trialbook.history import HistoryLine
-from trialbook.report.flaky import against_window, stability
 from trialbook.report.history_view import history_json, render_history
+from trialbook.scoring.flaky import against_window, stability
 from trialbook.scoring.stats import fisher_one_sided_less
 
 # 20 base runs of 3 trials, 36 of 60 trials passing: a ~60% eval.

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from ..scoring.stats import (
+from .stats import (
     DEFAULT_ALPHA,
     RegressionTest,
     fisher_one_sided_less,
