@@ -5,11 +5,11 @@ from ._cancel import Cancellation, current_cancellation, handle_signals
 from ._engine import EntryResult
 from ._events import Notice, ProgressSink, TrialFinished, TrialStarted
 from ._folder import claim, sweep_partials, unusable_path
+from ._history import pending_lines
 from ._ledger import BudgetLedger
 from ._manifest import MANIFEST, pair_json, read_manifest
 from ._options import RunOptions
 from ._plan import CONTROL_LABEL, WITHOUT_SUFFIX, PlanEntry, agent_label
-from ._record import pending_lines
 from ._rescore import NOT_RESCORABLE
 from ._review import entry_remarks, review_of, table_rows
 from ._run import RunReport, SilentSink, load_specs, run

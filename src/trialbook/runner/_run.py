@@ -30,14 +30,13 @@ from ._folder import (
 )
 from ._forecast import Forecast, forecast
 from ._guards import local_note, refusals, refuse_or_check, unavailable_notes
-from ._history import base_history, expected_seconds, recent_lines
+from ._history import base_history, ci_run_url, expected_seconds, pending_lines, recent_lines, record, sync
 from ._isolation import resolve_isolation
 from ._ledger import BudgetLedger
 from ._manifest import MANIFEST, build_manifest
 from ._options import RunOptions
 from ._outputs import write_json
 from ._plan import AgentPool, PlanEntry, build_plan
-from ._record import ci_run_url, pending_lines, record, sync
 from ._rescore import plan_rescores, recorded_sources, write_rescored
 from ._runs import begin_run, finish_run, latest_problem, new_run_id, run_folders, selection_for
 from ._secrets import run_secrets
