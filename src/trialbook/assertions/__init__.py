@@ -13,7 +13,7 @@ from ._calls import NotRan, Ran, RanInOrder, not_ran, ran, ran_in_order
 from ._commands import DEFAULT_SUCCEEDS_TIMEOUT_S, Succeeds, succeeds
 from ._custom import EVAL_MODULE_PREFIX, AssertThat, CheckFunction, assert_that
 from ._files import FileContains, FileExists, file_contains, file_exists
-from ._inputs import Loaded, SkillUsed, loaded, skill_used
+from ._loaded import Loaded, SkillUsed, loaded, skill_used
 from ._panel import ANSWER_SHAPE, Answer, parse_answer
 from ._pattern import Pattern, PatternLike
 from ._trial import FinishedTrial

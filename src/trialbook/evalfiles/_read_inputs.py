@@ -6,14 +6,13 @@ import hashlib
 import os
 import re
 import stat
-import sys
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 import yaml
 
-from ..assertions import Assertion
+from ..assertions import Assertion, Loaded
 from ..sandbox import ALWAYS_EXCLUDED, special_kind
 from ._bounds import YamlTooLarge, check_yaml_bounds
 from ._context import Context
@@ -267,13 +266,9 @@ def check_loaded_names(
     """Every ``loaded:`` check names a declared input: one that is not could never pass."""
     if assertions is None or instructions is None or skills is None:
         return  # the broken part was reported already
-    # ``loaded`` checks exist only once their module is imported (by their reader or by a Python eval).
-    kind = sys.modules.get(f"{__package__.rpartition('.')[0]}.assertions._inputs")
-    if kind is None:
-        return
     names = [f.path for f in instructions] + [s.name for s in skills]
     for index, assertion in enumerate(assertions):
-        if isinstance(assertion, kind.Loaded) and assertion.name not in names:
+        if isinstance(assertion, Loaded) and assertion.name not in names:
             field = f"assert[{index}].loaded"
             declared = ", ".join(names) or "none"
             fix = f"name an instruction file by its sandbox path or a skill by name (declared: {declared})"

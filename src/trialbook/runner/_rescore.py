@@ -38,9 +38,9 @@ from ..select import CACHEABLE_VERDICTS
 from ._deadline import within
 from ._engine import EntryResult, trial_request
 from ._explain import explain_trial
-from ._inputs import place_inputs, skills_folder
 from ._manifest import MANIFEST
 from ._outputs import write_trial_files
+from ._placing import place_inputs, skills_folder
 from ._plan import PlanEntry, RescoreSource
 from ._trial import TrialOutcome, trial_cost
 from ._verdicts import unused_shim_note, unused_shims

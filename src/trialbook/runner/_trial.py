@@ -30,7 +30,7 @@ from ..sandbox import (
 from ..sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
 from ._deadline import within
 from ._explain import Explanation
-from ._inputs import place_inputs, skills_folder, with_loading
+from ._placing import place_inputs, skills_folder, with_loading
 from ._verdicts import (
     Checked,
     CheckState,

@@ -25,8 +25,8 @@ from ..sandbox import (
 )
 from ..scoring.verdict import trial_passed
 from ._explain import Explanation, explain_trial
-from ._inputs import placed_roots, placed_sources, skills_folder
 from ._outputs import mask_call_log, write_json, write_trial_files
+from ._placing import placed_roots, placed_sources, skills_folder
 
 if TYPE_CHECKING:
     from ._trial import TrialRequest
