@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from ..errors import ExitCode, TrialbookError
 from ..evalfiles import EvalSpec
@@ -27,6 +28,7 @@ from ..history import HistoryError, open_store
 from ..masking import Masker
 from ..report import BaseResult
 from ..report.markdown import render_pr_comment, render_summary, sticky_marker
+from ..report.suite_view import Review
 from ..runner import (
     ProgressSink,
     RunOptions,
@@ -395,17 +397,7 @@ def _report_run(
 ) -> None:
     """The job summary and the step's outputs of a run that ran."""
     review = state.review
-    summary = render_summary(
-        review.rows,
-        cached=review.cached,
-        skipped=review.skipped,
-        unstarted=review.unstarted,
-        artifact_url=env.run_url,
-        title=title,
-        comparisons=review.comparisons,
-        triggers=review.triggers,
-        versions=review.versions,
-    )
+    summary = render_summary(review.rows, **_listings(review), artifact_url=env.run_url, title=title)
     if cancelled is not None:
         # Right under the heading: the counts below are of a run that did not finish.
         summary = summary.replace("\n\n", f"\n\n> [!CAUTION]\n> {cancelled}\n\n", 1)
@@ -426,6 +418,18 @@ def _report_run(
         summary=summary,
     )
     write_outputs(env.output_path, outputs)
+
+
+def _listings(review: Review) -> dict[str, Any]:
+    """What the summary and the comment both list beside the rows: cached, skipped, unstarted, compared."""
+    return {
+        "cached": review.cached,
+        "skipped": review.skipped,
+        "unstarted": review.unstarted,
+        "comparisons": review.comparisons,
+        "triggers": review.triggers,
+        "versions": review.versions,
+    }
 
 
 def _comment(
@@ -450,18 +454,13 @@ def _comment(
         marker = sticky_marker(inputs.comment_header)
         body = render_pr_comment(
             review.rows,
-            cached=review.cached,
-            skipped=review.skipped,
-            unstarted=review.unstarted,
+            **_listings(review),
             artifact_url=env.run_url,
             title=title,
             run_url=env.run_url,
             marker=marker,
             head_sha=target.head,
             updated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            comparisons=review.comparisons,
-            triggers=review.triggers,
-            versions=review.versions,
         )
         outcome.comment_failure = _post_comment(token, env, target.number, mask(body), marker, target.head)
     if outcome.comment_failure is not None:
