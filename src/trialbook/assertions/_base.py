@@ -6,8 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from ..evidence import AssertionRecord, JsonObject, JsonValue
-from ._trial import Call, FinishedTrial
+from ..evidence import AssertionRecord, Call, JsonObject, JsonValue
+from ._trial import FinishedTrial
 
 if TYPE_CHECKING:
     from ._judge import JudgeAsker

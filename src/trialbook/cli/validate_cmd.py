@@ -9,11 +9,9 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError, ExitCode, TrialbookError
+from ..evalfiles import EvalSpec, shared_family_warnings
 from ..evidence import JsonObject
-from ..runner import RunOptions, load_specs
-from ..runner._secrets import run_secrets
-from ..spec import EvalSpec
-from ..spec._judge_family import shared_family_warnings
+from ..runner import RunOptions, load_specs, run_secrets
 from ._common import paths_argument
 from ._json import document, echo_json
 

@@ -16,17 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from ..comparison import ComparedPair
+from .._util.fsutil import atomic_write_text
 from ..errors import ExitCode, UsageError
-from ..evidence import JsonObject
-from ..evidence._bounded import loads_bounded
-from ..fsutil import atomic_write_text
+from ..evidence import JsonObject, loads_bounded
 from ..history import HistoryLine
-from ..report._rows import BaseResult, ListedEval, ReviewRow
-from ..report.flaky import Flakiness, Stability
+from ..report import BaseResult, ListedEval, ReviewRow
 from ..report.suite_view import Review
 from ..report.triggers import checked_group
 from ..report.versions import checked_drift
+from ..scoring.comparison import ComparedPair
+from ..scoring.flaky import Flakiness, Stability
 
 __all__ = [
     "MAX_STATE_BYTES",

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..stats import DEFAULT_ALPHA, RegressionTest, regression_test
-from .flaky import Stability, against_window
+from ..scoring.flaky import Stability, against_window
+from ..scoring.stats import DEFAULT_ALPHA, RegressionTest, regression_test
 
 __all__ = ["BaseResult", "ListedEval", "ReviewRow", "cached_note"]
 

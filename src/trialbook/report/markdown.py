@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..comparison import COMPARISON_TEST_NAME, ComparedPair
-from ..stats import REGRESSION_TEST_NAME, format_rate
+from ..scoring.comparison import COMPARISON_TEST_NAME, ComparedPair
+from ..scoring.stats import REGRESSION_TEST_NAME, format_rate
 from ._rows import BaseResult, ListedEval, ReviewRow
 from .terminal import format_usd
 from .triggers import markdown_lines

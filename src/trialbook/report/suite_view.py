@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..comparison import ComparedPair, Comparison
 from ..evidence import JsonObject, JsonValue, SuiteReport
+from ..scoring.comparison import ComparedPair, Comparison
 from ._rows import ListedEval, ReviewRow, cached_note
 
 __all__ = ["Review", "review_from_suite"]

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..stats import format_rate
+from ..scoring.stats import format_rate
 
 __all__ = ["TableRow", "fit", "format_cost", "format_usd", "render_table", "visible"]
 

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..evidence import ExecutionRecord, JsonObject, JsonValue, TestReport, ToolCall
-from ..stats import wilson_interval
+from ..scoring.stats import wilson_interval
 from .viewer_load import RunData, TrialFiles
 
 __all__ = [

@@ -17,7 +17,7 @@ from ._engine import EntryResult
 from ._plan import WITHOUT_SUFFIX, PlanEntry
 
 if TYPE_CHECKING:
-    from ..comparison import ComparedPair
+    from ..scoring.comparison import ComparedPair
 
 __all__ = ["arm_extra", "comparisons", "trial_loaded"]
 
@@ -58,7 +58,7 @@ def trial_loaded(result: AgentResult, dropped: Sequence[str]) -> bool | None:
 def _counts(entry: PlanEntry, result: EntryResult | None) -> tuple[int, int, int | None, int] | None:
     """``(passed, trials, loaded, loaded_unknown)`` of one arm, from its trials or its cached line."""
     if result is not None and result.outcomes:
-        from ..comparison import loaded_counts
+        from ..scoring.comparison import loaded_counts
 
         states = [trial_loaded(outcome.result, entry.dropped) for outcome in result.outcomes]
         loaded, unknown = loaded_counts(states)
@@ -91,7 +91,7 @@ def comparisons(plan: Sequence[PlanEntry], results: Sequence[EntryResult]) -> li
         if with_counts is None or without_counts is None:
             continue
         passed, trials, loaded, unknown = with_counts
-        from ..comparison import ComparedPair, Comparison  # only a run with compared arms needs them
+        from ..scoring.comparison import ComparedPair, Comparison  # only a run with compared arms needs them
 
         comparison = Comparison(
             with_passed=passed,
@@ -120,7 +120,7 @@ def arm_extra(result: EntryResult) -> dict[str, object]:
     if entry.arm == "without":
         extra["dropped"] = list(entry.dropped)
         return extra
-    from ..comparison import loaded_counts
+    from ..scoring.comparison import loaded_counts
 
     states = [trial_loaded(outcome.result, entry.dropped) for outcome in result.outcomes]
     loaded, unknown = loaded_counts(states)

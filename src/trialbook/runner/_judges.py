@@ -13,16 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..assertions import Assertion
-from ..assertions._judge import JudgeRef
-from ..assertions._panel import Answer, parse_answer
+from ..assertions import Answer, Assertion, JudgeRef, parse_answer
+from ..evalfiles import fill_secrets
 from ..evidence import JsonObject, JsonValue
 from ..masking import Masker
-from ..spec._placeholders import fill_secrets
 
 if TYPE_CHECKING:
     # The client loads urllib's HTTP stack: only runs whose evals judge load it (see __post_init__).
-    from ..agents._judge_client import JudgeCall, JudgeClient, JudgeModel
+    from ..agents.judge_client import JudgeCall, JudgeClient, JudgeModel
 
 __all__ = [
     "DEFAULT_BASE_URLS",
@@ -59,13 +57,13 @@ class RunJudges:
     client: JudgeClient = field(init=False)
 
     def __post_init__(self) -> None:
-        from ..agents._judge_client import JudgeClient
+        from ..agents.judge_client import JudgeClient
 
         self.client = JudgeClient(self.masker)
 
     def model(self, judge: JudgeRef) -> JudgeModel:
         """How ``judge`` is asked: the eval file's settings, else the provider's variables, else defaults."""
-        from ..agents._judge_client import JudgeModel
+        from ..agents.judge_client import JudgeModel
 
         url_variable, key_variable = _VARIABLES[judge.provider]
         base_url = judge.base_url or self.environ.get(url_variable) or DEFAULT_BASE_URLS[judge.provider]
@@ -158,7 +156,7 @@ def _int(value: JsonValue) -> int | None:
 
 def judge_call_from_json(value: JsonValue) -> JudgeCall | None:
     """A call read back from ``result.json``; ``None`` when the entry is not one."""
-    from ..agents._judge_client import JudgeCall
+    from ..agents.judge_client import JudgeCall
 
     if not isinstance(value, dict):
         return None

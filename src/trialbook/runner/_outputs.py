@@ -7,6 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._util.fsutil import atomic_write_bytes
 from ..evidence import (
     SCHEMA_VERSION,
     AgentResult,
@@ -16,11 +17,10 @@ from ..evidence import (
     dump_result,
     publish_json,
 )
-from ..fsutil import atomic_write_bytes
 from ..masking import Masker
 
 if TYPE_CHECKING:
-    from ..agents._judge_client import JudgeCall
+    from ..agents.judge_client import JudgeCall
 
 __all__ = ["mask_call_log", "mask_folder", "write_json", "write_trial_files"]
 

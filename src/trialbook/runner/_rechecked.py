@@ -14,13 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import NoReturn
 
-from ..assertions import Assertion, Call, CommandOutcome
-from ..assertions._base import check_one, unfinished
-from ..assertions._judge import JudgeAsker
+from ..assertions import Assertion, Call, CommandOutcome, JudgeAsker, check_one, unfinished
 from ..evidence import AgentResult, AssertionRecord
-from ..sandbox import TemplateFilter
-from ..sandbox._finished import SandboxTrial
-from ..sandbox._rebuild import Rebuilt
+from ..sandbox import Rebuilt, SandboxTrial, TemplateFilter
 
 __all__ = ["NotRescorable", "RecheckedTrial", "recheck"]
 

@@ -19,25 +19,29 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .._blocking import run_blocking
+from .._util.blocking import run_blocking
 from ..agents import Agent
 from ..evidence import AgentResult, load_result, read_json
 from ..masking import Masker, masked_record
-from ..sandbox import TemplateFilter, parse_call_log
-from ..sandbox._changes import CHANGES_FILE
-from ..sandbox._copy import copy_tree
-from ..sandbox._finished import SandboxTrial
-from ..sandbox._rebuild import Rebuilt, apply_changes
-from ..sandbox._sandbox import remove_tree
+from ..sandbox import (
+    CHANGES_FILE,
+    Rebuilt,
+    SandboxTrial,
+    TemplateFilter,
+    apply_changes,
+    copy_tree,
+    parse_call_log,
+    remove_tree,
+)
+from ..scoring.verdict import trial_passed
 from ..select import CACHEABLE_VERDICTS
-from ..verdict import trial_passed
 from ._deadline import within
 from ._engine import EntryResult, trial_request
 from ._explain import explain_trial
-from ._inputs import place_inputs, skills_folder
 from ._judges import RunJudges, TrialJudges, changes_diff, judge_call_from_json, uses_judges
 from ._manifest import MANIFEST
 from ._outputs import write_trial_files
+from ._placing import place_inputs, skills_folder
 from ._plan import PlanEntry, RescoreSource
 from ._trial import TrialOutcome, trial_cost
 from ._verdicts import unused_shim_note, unused_shims

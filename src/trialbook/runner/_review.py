@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..report._rows import BaseResult, ListedEval, ReviewRow, cached_note
-from ..report.flaky import Stability, stability
+from ..report import BaseResult, ListedEval, ReviewRow, cached_note
 from ..report.terminal import TableRow
-from ..verdict import EXECUTION_FAILURES
+from ..scoring.flaky import Stability, stability
+from ..scoring.verdict import EXECUTION_FAILURES
 from ._arms import comparisons
 from ._engine import EntryResult
 from ._history import cached_failures

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from .. import __version__
 from ..evidence import ExecutionRecord, JsonValue, Outcome, SuiteMetadata, SuiteReport, TestReport
-from ..stats import rate_json
+from ..scoring.stats import rate_json
 from ._arms import comparisons
 from ._engine import EntryResult
 from ._history import cached_failures

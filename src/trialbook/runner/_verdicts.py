@@ -10,23 +10,26 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..agents import Agent
-from ..agents._fences import MAY_FAIL
-from ..assertions import Call, CheckProgress, evaluate_all
-from ..assertions._base import unfinished
+from ..agents import MAY_FAIL, Agent
+from ..assertions import Call, CheckProgress, evaluate_all, unfinished
 from ..evidence import AgentResult, AssertionRecord, JsonObject
 from ..masking import Masker, masked_call, masked_record, masked_result
-from ..sandbox import Sandbox, ShimConfig, TemplateFilter
-from ..sandbox._calllog import parse_call_log
-from ..sandbox._capture import OutputCapture
-from ..sandbox._changes import CHANGES_FILE, record_changes
-from ..verdict import trial_passed
+from ..sandbox import (
+    CHANGES_FILE,
+    OutputCapture,
+    Sandbox,
+    ShimConfig,
+    TemplateFilter,
+    parse_call_log,
+    record_changes,
+)
+from ..scoring.verdict import trial_passed
 from ._explain import Explanation, explain_trial
-from ._inputs import placed_roots, placed_sources, skills_folder
 from ._outputs import mask_call_log, write_json, write_trial_files
+from ._placing import placed_roots, placed_sources, skills_folder
 
 if TYPE_CHECKING:
-    from ..agents._judge_client import JudgeCall
+    from ..agents.judge_client import JudgeCall
     from ._judges import TrialJudges
     from ._trial import TrialRequest
 
