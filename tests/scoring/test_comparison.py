@@ -4,7 +4,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trialbook.scoring.comparison import COMPARE_ALPHA, Comparison, format_p_value, loaded_counts
+from trialbook.scoring.comparison import (
+    COMPARE_ALPHA,
+    Comparison,
+    PairwiseJudged,
+    format_p_value,
+    loaded_counts,
+)
 
 
 def test_the_issue_example_helps() -> None:
@@ -92,7 +98,15 @@ def comparisons(draw: st.DrawFn) -> Comparison:
         loaded=draw(st.integers(0, with_trials - unknown)) if known else None,
         loaded_unknown=unknown if known else 0,
         alpha=draw(st.sampled_from([0.01, 0.05, 0.1])),
+        pairwise=draw(st.none() | pairwise_judged()),
     )
+
+
+@st.composite
+def pairwise_judged(draw: st.DrawFn) -> PairwiseJudged:
+    count = st.integers(0, 9)
+    cost = draw(st.none() | st.floats(0, 5, allow_nan=False))
+    return PairwiseJudged(draw(count), draw(count), draw(count), draw(count), draw(count), cost)
 
 
 @given(comparisons())
@@ -114,3 +128,21 @@ def test_json_round_trips_and_the_word_follows_the_direction(c: Comparison) -> N
 )
 def test_garbage_json_reads_as_none_never_raises(value: dict[str, object]) -> None:
     assert Comparison.from_json(value) is None  # type: ignore[arg-type]
+
+
+def test_pairwise_judges_are_reported_beside_the_pass_rates() -> None:
+    judged = PairwiseJudged(2, 0, 1, 1, judge_calls=8, judge_cost_usd=None)
+    c = Comparison(with_passed=2, with_trials=2, without_passed=0, without_trials=2, pairwise=judged)
+    assert c.text().endswith("judges: with preferred 2, without preferred 0, 1 tie, 1 error")
+    assert c.to_json()["pairwise"] == {
+        "with_preferred": 2,
+        "without_preferred": 0,
+        "ties": 1,
+        "errors": 1,
+        "judge_calls": 8,
+        "judge_cost_usd": None,  # unknown stays unknown
+    }
+    assert (
+        Comparison(with_passed=1, with_trials=1, without_passed=1, without_trials=1).to_json()["pairwise"]
+        is None
+    )

@@ -24,7 +24,16 @@ from ._judge import (
     is_uncalibrated,
 )
 from ._loaded import Loaded, SkillUsed, loaded, skill_used
-from ._panel import ANSWER_SHAPE, Answer, parse_answer
+from ._panel import (
+    ANSWER_SHAPE,
+    PREFERENCE_SHAPE,
+    Answer,
+    PairwiseTally,
+    pairwise,
+    parse_answer,
+    parse_preference,
+    tally_pairwise,
+)
 from ._pattern import Pattern, PatternLike
 from ._trial import FinishedTrial
 from ._triggered import Triggered, trigger_state
@@ -34,6 +43,7 @@ __all__ = [
     "ASK_TIMEOUT_S",
     "DEFAULT_SUCCEEDS_TIMEOUT_S",
     "EVAL_MODULE_PREFIX",
+    "PREFERENCE_SHAPE",
     "PROVIDERS",
     "SHOW_ITEMS",
     "Answer",
@@ -52,6 +62,7 @@ __all__ = [
     "JudgeRef",
     "Loaded",
     "NotRan",
+    "PairwiseTally",
     "Pattern",
     "PatternLike",
     "Ran",
@@ -68,11 +79,14 @@ __all__ = [
     "is_uncalibrated",
     "loaded",
     "not_ran",
+    "pairwise",
     "parse_answer",
+    "parse_preference",
     "ran",
     "ran_in_order",
     "skill_used",
     "succeeds",
+    "tally_pairwise",
     "trigger_state",
     "unfinished",
 ]

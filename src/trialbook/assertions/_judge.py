@@ -109,6 +109,8 @@ class Judge:
 
     ``show`` holds ``final_message``, ``command_log``, ``diff`` and ``file:PATH`` items, in the order
     the judges see them. ``rubric_file`` is the file the rubric was read from, as written (for the label).
+    With ``pairwise`` the trial is still graded on its own; the runner also keeps what ``show`` shows
+    and, once both arms finished, has each judge compare the arms' material (see docs/judges.md).
     """
 
     rubric: str
@@ -117,6 +119,8 @@ class Judge:
     rule: Rule = "majority"
     examples: tuple[Example, ...] = ()
     rubric_file: str | None = None
+    pairwise: bool = False
+    """Also compare the ``with`` and ``without`` arms of a ``compare:`` eval trial by trial (reported)."""
     kind: ClassVar[str] = "judge"
 
     @property
@@ -217,4 +221,6 @@ class Judge:
             "judges": [judge.to_json() for judge in self.judges],
             "rule": self.rule,
             "examples": examples,
+            # Only when asked: evals judged before pairwise existed keep their cache key.
+            **({"pairwise": True} if self.pairwise else {}),
         }

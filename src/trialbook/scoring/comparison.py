@@ -29,6 +29,7 @@ __all__ = [
     "ComparedPair",
     "Comparison",
     "Effect",
+    "PairwiseJudged",
     "format_p_value",
     "loaded_counts",
 ]
@@ -59,6 +60,61 @@ def loaded_counts(trials: Sequence[bool | None]) -> tuple[int, int]:
     return loaded, unknown
 
 
+@dataclass(frozen=True)
+class PairwiseJudged:
+    """What pairwise judges made of a compared pair: one decision per judge, trial index and judge check.
+
+    Each decision asked one judge both orders of the two arms' material; a preference that flipped with
+    the order is a tie, an unusable answer in either order an error (never a preference).
+    ``judge_cost_usd`` is what the pairwise requests cost, ``None`` when some of it is unknown.
+    """
+
+    with_preferred: int
+    without_preferred: int
+    ties: int
+    errors: int
+    judge_calls: int
+    judge_cost_usd: float | None
+
+    def text(self) -> str:
+        """``judges: with preferred 2, without preferred 0, 1 tie, 0 errors``."""
+        ties = f"{self.ties} tie" + ("" if self.ties == 1 else "s")
+        errors = f"{self.errors} error" + ("" if self.errors == 1 else "s")
+        return (
+            f"judges: with preferred {self.with_preferred}, without preferred {self.without_preferred}, "
+            f"{ties}, {errors}"
+        )
+
+    def to_json(self) -> JsonObject:
+        """The counts and cost, as ``pairwise`` of a comparison in ``suite.json`` and the manifest."""
+        return {
+            "with_preferred": self.with_preferred,
+            "without_preferred": self.without_preferred,
+            "ties": self.ties,
+            "errors": self.errors,
+            "judge_calls": self.judge_calls,
+            "judge_cost_usd": self.judge_cost_usd,
+        }
+
+    @classmethod
+    def from_json(cls, value: JsonValue) -> PairwiseJudged | None:
+        """Read back :meth:`to_json`; ``None`` when it is not one."""
+        if not isinstance(value, dict):
+            return None
+        cost = value.get("judge_cost_usd")
+        try:
+            counts = [
+                _count(value.get(name))
+                for name in ("with_preferred", "without_preferred", "ties", "errors", "judge_calls")
+            ]
+        except ValueError:
+            return None
+        known = isinstance(cost, int | float) and not isinstance(cost, bool)
+        with_preferred, without_preferred, ties, errors, calls = counts
+        usd = float(cost) if known and isinstance(cost, int | float) else None
+        return cls(with_preferred, without_preferred, ties, errors, calls, usd)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Comparison:
     """The two arms of one eval × agent and the test of their difference.
@@ -73,6 +129,7 @@ class Comparison:
             the count is not known for any trial.
         loaded_unknown: trials of the ``with`` arm for which loading was not observed.
         alpha: the level the effect is decided at.
+        pairwise: what ``pairwise: true`` judges preferred; ``None`` when none compared the arms.
     """
 
     with_passed: int
@@ -84,6 +141,7 @@ class Comparison:
     loaded_unknown: int = 0
     alpha: float = COMPARE_ALPHA
     test: str = field(default=COMPARISON_TEST_NAME)
+    pairwise: PairwiseJudged | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha < 1:
@@ -139,6 +197,8 @@ class Comparison:
             line += f", {format_p_value(self.p_value)}"
         if not self.decidable:
             line += f" (too few trials to reach p ≤ {self.alpha:g})"
+        if self.pairwise is not None:
+            line += f" · {self.pairwise.text()}"
         return line
 
     def to_json(self) -> JsonObject:
@@ -155,6 +215,7 @@ class Comparison:
             "alpha": self.alpha,
             "effect": self.effect,
             "decidable": self.decidable,
+            "pairwise": None if self.pairwise is None else self.pairwise.to_json(),
             "text": self.text(),
         }
 
@@ -177,6 +238,7 @@ class Comparison:
                 loaded=None if loaded is None else _count(loaded),
                 loaded_unknown=_count(value.get("loaded_unknown", 0)),
                 alpha=float(alpha),
+                pairwise=PairwiseJudged.from_json(value.get("pairwise")),
             )
         except ValueError:
             return None
