@@ -418,6 +418,7 @@ ASSERTION_KINDS: tuple[FieldDoc, ...] = (
                     },
                 },
                 "rule": {"enum": ["majority", "unanimous"], "default": "majority"},
+                "pairwise": {"type": "boolean", "default": False},
                 "judge_examples": {
                     "type": "array",
                     "items": {

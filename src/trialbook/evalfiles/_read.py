@@ -318,6 +318,10 @@ def read_eval(root: Node, ctx: Context, default_id: str) -> EvalSpec | None:
     else:
         _check_prompt_keys(entries, root, ctx)
     reader.check_compare()
+    if reader.assertions:
+        from ._read_judge import check_pairwise
+
+        check_pairwise(reader.assertions, "compare" in entries, ctx)
     if "agents" not in entries:
         ctx.problems.add(root.line, "agents", "is missing", f"write e.g. {_EXAMPLE['agents']}")
     if reader.prompt is not None and "triggers" not in entries:

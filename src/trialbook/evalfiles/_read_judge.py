@@ -6,6 +6,7 @@ here, not when the first trial has already paid its agent.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
 
@@ -16,9 +17,9 @@ from ._problems import display_path
 from ._values import join
 
 if TYPE_CHECKING:
-    from ..assertions import Example, Judge, JudgeRef
+    from ..assertions import Assertion, Example, Judge, JudgeRef
 
-__all__ = ["MAX_RUBRIC_BYTES", "read_judge"]
+__all__ = ["MAX_RUBRIC_BYTES", "check_pairwise", "read_judge"]
 
 MAX_RUBRIC_BYTES = 256 * 1024
 """A rubric is instructions to a grader, not a corpus; the same bound as an instruction file."""
@@ -27,7 +28,7 @@ EXAMPLE = (
     "judge: {rubric: 'The reply explains why the build failed', judges: [{provider: anthropic, "
     "model: claude-sonnet-4-5}]}"
 )
-_KEYS = ("rubric", "rubric_file", "show", "judges", "rule", "judge_examples")
+_KEYS = ("rubric", "rubric_file", "show", "judges", "rule", "judge_examples", "pairwise")
 _JUDGE_EXAMPLE = "judges: [{provider: openai, model: gpt-5}]"
 _PROVIDER_EXAMPLE = (
     "provider: {type: openai, base_url: 'http://127.0.0.1:8080/v1', api_key: '{{ secrets.KEY }}'}"
@@ -238,8 +239,46 @@ def read_judge(node: Node, field: str, ctx: Context) -> Judge | None:
     examples: tuple[Example, ...] | None = ()
     if "judge_examples" in entries:
         examples = _examples(entries["judge_examples"], join(field, "judge_examples"), ctx)
-    if rubric is None or show is None or judges is None or rule is None or examples is None:
+    pairwise = _pairwise(entries.get("pairwise"), join(field, "pairwise"), ctx)
+    if (
+        rubric is None
+        or show is None
+        or judges is None
+        or rule is None
+        or examples is None
+        or pairwise is None
+    ):
         return None
-    return Judge(
-        rubric[0], judges, show, cast(Literal["majority", "unanimous"], rule), examples, rubric_file=rubric[1]
-    )
+    decides = cast(Literal["majority", "unanimous"], rule)
+    return Judge(rubric[0], judges, show, decides, examples, rubric_file=rubric[1], pairwise=pairwise)
+
+
+def _pairwise(node: Node | None, field: str, ctx: Context) -> bool | None:
+    """``pairwise: true|false`` (default false); its line is kept for :func:`check_pairwise`."""
+    if node is None:
+        return False
+    if not isinstance(node.value, bool):
+        ctx.read.wrong(node, field, "true or false", "pairwise: true")
+        return None
+    ctx.lines[field] = node.line
+    return node.value
+
+
+def check_pairwise(assertions: Sequence[Assertion], compared: bool, ctx: Context) -> None:
+    """A pairwise judge compares the ``with`` and ``without`` arms: without ``compare:`` there are none.
+
+    Checked once every key is read (``compare:`` may come after ``assert:``); a ``compare:`` that was
+    written but is wrong has its own problem already, so only a missing one is reported here.
+    """
+    for index, assertion in enumerate(assertions):
+        if assertion.kind != "judge" or not getattr(assertion, "pairwise", False) or compared:
+            continue
+        field = join(join("assert", index), "judge.pairwise")
+        line = ctx.lines.get(field, ctx.lines.get(join("assert", index), 1))
+        fix = (
+            "add compare: without (the eval then also runs without its instruction files and skills, "
+            "and the judges compare the two arms), or remove pairwise: true"
+        )
+        ctx.problems.add(
+            line, field, "pairwise judging compares the arms of compare:, and the eval has none", fix
+        )
