@@ -11,20 +11,39 @@ from __future__ import annotations
 import json
 import threading
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .._util.hashing import canonical_json, tagged_sha256
-from ..assertions import ANSWER_SHAPE, ASK_TIMEOUT_S, Answer, parse_answer
+from ..assertions import ANSWER_SHAPE, ASK_TIMEOUT_S, PREFERENCE_SHAPE, Answer, parse_answer, parse_preference
 from ..evidence import UsageEntry, estimate_cost
 from ..masking import Masker
 
-__all__ = ["JUDGE_TIMEOUT_S", "MAX_JUDGE_INPUT_CHARS", "JudgeCall", "JudgeClient", "JudgeModel"]
+__all__ = [
+    "JUDGE_TIMEOUT_S",
+    "MAX_JUDGE_INPUT_CHARS",
+    "JudgeCall",
+    "JudgeClient",
+    "JudgeModel",
+    "bounded",
+]
 
 MAX_JUDGE_INPUT_CHARS = 100_000
 """At most this many characters of shown material go to a judge; the rest is cut and the cut is said."""
 
 JUDGE_TIMEOUT_S = ASK_TIMEOUT_S
+
+
+def bounded(masker: Masker, shown: str, limit: int = MAX_JUDGE_INPUT_CHARS) -> str:
+    """``shown`` masked, then cut to ``limit`` characters with the cut said.
+
+    Masking comes first, so no cut can leave half a secret the masker no longer recognises; masking
+    an already bounded text again changes nothing, so material kept bounded can be asked about later.
+    """
+    masked = masker.text(shown)
+    if len(masked) > limit:
+        masked = masked[:limit] + f"\n[{len(masked) - limit} more characters not shown]"
+    return masked
 
 
 @dataclass(frozen=True)
@@ -57,6 +76,15 @@ def _prompt(rubric: str, shown: str) -> str:
         "You grade a coding agent's work against a rubric.\n\nRubric:\n"
         f"{rubric}\n\nWhat the agent produced:\n{shown}\n\n"
         f"Answer with exactly one JSON object and nothing else: {ANSWER_SHAPE}"
+    )
+
+
+def _pair_prompt(rubric: str, first: str, second: str) -> str:
+    return (
+        "You compare two responses of coding agents to the same task against a rubric.\n\nRubric:\n"
+        f"{rubric}\n\nFirst response:\n{first}\n\nSecond response:\n{second}\n\n"
+        "Which response better meets the rubric? "
+        f"Answer with exactly one JSON object and nothing else: {PREFERENCE_SHAPE}"
     )
 
 
@@ -114,11 +142,24 @@ class JudgeClient:
 
     def ask(self, judge: JudgeModel, rubric: str, shown: str) -> JudgeCall:
         """One judge's answer on ``shown``: masked first, then cut, then sent (or read from the cache)."""
-        masked = self.masker.text(shown)
-        if len(masked) > MAX_JUDGE_INPUT_CHARS:
-            cut = len(masked) - MAX_JUDGE_INPUT_CHARS
-            masked = masked[:MAX_JUDGE_INPUT_CHARS] + f"\n[{cut} more characters not shown]"
-        prompt = _prompt(self.masker.text(rubric), masked)
+        return self._asked(
+            judge, _prompt(self.masker.text(rubric), bounded(self.masker, shown)), parse_answer
+        )
+
+    def ask_pair(self, judge: JudgeModel, rubric: str, first: str, second: str) -> JudgeCall:
+        """Which of two responses ``judge`` prefers, read strictly (``pass``: the first one).
+
+        Each response is masked and cut to half of :data:`MAX_JUDGE_INPUT_CHARS`, so the pair is
+        bounded like one response is.
+        """
+        half = MAX_JUDGE_INPUT_CHARS // 2
+        prompt = _pair_prompt(
+            self.masker.text(rubric), bounded(self.masker, first, half), bounded(self.masker, second, half)
+        )
+        return self._asked(judge, prompt, parse_preference)
+
+    def _asked(self, judge: JudgeModel, prompt: str, parse: Callable[[str | None], Answer]) -> JudgeCall:
+        """``prompt``'s answer: from the cache when this exact input was asked, else sent once."""
         key = tagged_sha256(
             canonical_json(
                 {"type": judge.type, "base_url": judge.base_url, "model": judge.model, "prompt": prompt}
@@ -130,12 +171,14 @@ class JudgeClient:
             found = self.cache.get(key)
             if found is not None:
                 return JudgeCall(**{**found.__dict__, "cached": True})
-            call = self._send(judge, prompt, key)
+            call = self._send(judge, prompt, key, parse)
             with self._lock:
                 self.cache[key] = call
             return call
 
-    def _send(self, judge: JudgeModel, prompt: str, key: str) -> JudgeCall:
+    def _send(
+        self, judge: JudgeModel, prompt: str, key: str, parse: Callable[[str | None], Answer]
+    ) -> JudgeCall:
         url, headers, body = _request(judge, prompt)
         name = f"{judge.type}:{judge.model}"
         try:
@@ -150,4 +193,4 @@ class JudgeClient:
         text = None if text is None else self.masker.text(text)
         entry = UsageEntry(judge.model, tokens_in, tokens_out, None, None, None, None, None)
         cost = estimate_cost([entry]).usd
-        return JudgeCall(name, judge.model, key, text, parse_answer(text), tokens_in, tokens_out, cost, False)
+        return JudgeCall(name, judge.model, key, text, parse(text), tokens_in, tokens_out, cost, False)

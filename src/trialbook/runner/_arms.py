@@ -85,7 +85,8 @@ def comparisons(plan: Sequence[PlanEntry], results: Sequence[EntryResult]) -> li
         without = entries.get(entry.key + WITHOUT_SUFFIX)
         if entry.arm != "with" or without is None or entry.spec.compare is None:
             continue
-        with_counts = _counts(entry, by_key.get(entry.key))
+        with_result = by_key.get(entry.key)
+        with_counts = _counts(entry, with_result)
         # The without arm's loaded state is not asked: what counts is whether the with arm's reached.
         without_counts = _counts(without, by_key.get(without.key))
         if with_counts is None or without_counts is None:
@@ -102,6 +103,7 @@ def comparisons(plan: Sequence[PlanEntry], results: Sequence[EntryResult]) -> li
             loaded=loaded,
             loaded_unknown=unknown if loaded is not None else 0,
             alpha=entry.spec.compare.alpha,
+            pairwise=with_result.pairwise if with_result is not None else None,
         )
         found.append(ComparedPair(entry.spec.id, entry.label, comparison))
     return found

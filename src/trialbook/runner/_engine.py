@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..evalfiles import EvalSpec, render_options, render_prompt
 from ..evidence import AgentResult
@@ -23,6 +24,9 @@ from ._ledger import BudgetLedger
 from ._plan import AgentPool, PlanEntry
 from ._trial import NotStarted, TrialOutcome, TrialRequest, run_trial, settle, trial_cost
 from ._waves import Waves
+
+if TYPE_CHECKING:
+    from ..scoring.comparison import PairwiseJudged
 
 __all__ = ["ControlOutcome", "EntryResult", "PlanRun", "RunSettings", "run_plan", "trial_request"]
 
@@ -57,6 +61,8 @@ class EntryResult:
     started_at: float = field(default_factory=time.time)
     rescored_from: str | None = None
     """The kept run whose recorded trials were re-checked for this result; ``None``: the agent ran."""
+    pairwise: PairwiseJudged | None = None
+    """A ``with`` arm's: what pairwise judges preferred once both arms ran; ``None``: not compared."""
 
     @property
     def planned(self) -> int:
@@ -173,10 +179,16 @@ class EntryResult:
 
     @property
     def judge_cost_usd(self) -> float | None:
-        """What the trials' judges cost, apart from the agents; ``None`` when any of it is unknown."""
+        """What the judges cost, apart from the agents; ``None`` when any of it is unknown.
+
+        A ``with`` arm's includes what its pairwise judges cost comparing it with the ``without`` arm,
+        so every report that shows judge cost shows that too.
+        """
         total = 0.0
-        for outcome in self.outcomes:
-            cost = outcome.judge_cost_usd
+        costs = [outcome.judge_cost_usd for outcome in self.outcomes]
+        if self.pairwise is not None:
+            costs.append(self.pairwise.judge_cost_usd)
+        for cost in costs:
             if cost is None:
                 return None
             total += cost

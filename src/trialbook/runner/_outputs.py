@@ -84,6 +84,7 @@ def write_trial_files(
     notes: Sequence[str] = (),
     output_truncated: Mapping[str, int] | None = None,
     judge_calls: Sequence[JudgeCall] = (),
+    pairwise_shown: Sequence[tuple[int, str]] = (),
 ) -> None:
     """Write ``result.json`` and ``calls.jsonl`` next to the adapter's output.
 
@@ -94,7 +95,8 @@ def write_trial_files(
     the adapter captured no stream through trialbook, so it is unknown). ``calls`` is ``None`` when the
     trial had no shims: nothing watched its commands, so no ``calls.jsonl`` is written (an empty one
     would claim that the agent called nothing). ``judge_calls`` are the requests its ``judge`` checks
-    made, kept under ``judge_calls`` (only when there were any, so other trials keep the shape they had).
+    made, kept under ``judge_calls`` (only when there were any, so other trials keep the shape they had);
+    ``pairwise_shown`` what its ``pairwise`` judge checks showed, kept as ``pairwise_shown`` (the same).
     """
     mask_folder(folder, masker)
     if calls is not None:
@@ -111,4 +113,7 @@ def write_trial_files(
 
         masked = masker.json([judge_call_json(call) for call in judge_calls])
         document["judge_calls"] = masked
+    if pairwise_shown:
+        shown: list[JsonValue] = [{"check": index, "shown": text} for index, text in pairwise_shown]
+        document["pairwise_shown"] = masker.json(shown)
     publish_json(folder / "result.json", document)

@@ -37,6 +37,7 @@ from ._ledger import BudgetLedger
 from ._manifest import MANIFEST, build_manifest
 from ._options import RunOptions
 from ._outputs import write_json
+from ._pairwise import judge_pairs
 from ._plan import AgentPool, PlanEntry, build_plan
 from ._rescore import plan_rescores, recorded_sources, write_rescored
 from ._runs import begin_run, finish_run, latest_problem, new_run_id, run_folders, selection_for
@@ -435,6 +436,11 @@ def _run_and_write(
             report.ledger.record(f"{found.entry.key} judges", found.judge_cost_usd, judges=True)
     by_key = {result.entry.key: result for result in ran.results} | rescored
     report.results = [by_key[entry.key] for entry in report.plan if entry.key in by_key]
+    # After every trial: both arms of each compared pair have finished, so their judges can compare them.
+    judge_pairs(
+        report.plan, report.results, masker=report.masker, secret_values=secret_values,
+        environ=options.environ, ledger=report.ledger, results_dir=results_dir,
+    )  # fmt: skip
     finished = time.time()
     commit = options.environ.get("GITHUB_SHA") or head_commit(options.repo)
     if cancel is not None:

@@ -107,8 +107,9 @@ def _ran(result: EntryResult) -> TestReport:
 
 
 def _judge_calls(result: EntryResult) -> int:
-    """Judge requests the pair's trials made, answers read from the cache included."""
-    return sum(len(outcome.judge_calls) for outcome in result.outcomes)
+    """Judge requests the pair's trials (and a ``with`` arm's pairwise judges) made, cached ones included."""
+    pairwise = result.pairwise.judge_calls if result.pairwise is not None else 0
+    return sum(len(outcome.judge_calls) for outcome in result.outcomes) + pairwise
 
 
 def _copy_method(result: EntryResult) -> str | None:

@@ -117,6 +117,8 @@ class TrialOutcome:
     """Bytes dropped from each captured stream (``0``: kept whole); ``None`` when none was captured."""
     judge_calls: tuple[JudgeCall, ...] = ()
     """The requests the trial's ``judge`` checks made, in order."""
+    pairwise_shown: tuple[tuple[int, str], ...] = ()
+    """``(check index, material)`` its ``pairwise`` judge checks showed, masked and bounded."""
 
     @property
     def judge_cost_usd(self) -> float | None:
@@ -329,6 +331,7 @@ def _outcome(
         sandbox_copy=sandbox.copy,
         output_truncated=recorded.truncated,
         judge_calls=recorded.judge_calls,
+        pairwise_shown=recorded.pairwise_shown,
     )
 
 

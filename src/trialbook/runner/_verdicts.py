@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..agents import MAY_FAIL, Agent
-from ..assertions import Call, CheckProgress, evaluate_all, unfinished
+from ..assertions import Assertion, Call, CheckProgress, FinishedTrial, Judge, evaluate_all, unfinished
 from ..evidence import AgentResult, AssertionRecord, JsonObject
 from ..masking import Masker, masked_call, masked_record, masked_result
 from ..sandbox import (
@@ -74,6 +74,8 @@ class Checked:
     """The agent's file changes, already masked."""
     judge_calls: tuple[JudgeCall, ...] = ()
     """Every judge request the checks made, in order (texts already masked)."""
+    pairwise_shown: tuple[tuple[int, str], ...] = ()
+    """``(check index, material)`` of each ``pairwise`` judge check: masked, bounded, for the arms' pair."""
 
 
 class CheckState:
@@ -99,6 +101,7 @@ class Recorded:
     explanation: Explanation | None
     truncated: dict[str, int] | None
     judge_calls: tuple[JudgeCall, ...] = ()
+    pairwise_shown: tuple[tuple[int, str], ...] = ()
 
 
 def _judges(request: TrialRequest, changes: JsonObject) -> TrialJudges | None:
@@ -157,7 +160,28 @@ def check_trial(
     passed = trial_passed(result, [record.passed for record in records])
     unused = unused_shims(request.shims, calls)
     asked = tuple(judges.calls) if judges is not None else ()
-    return Checked(result, records, calls, passed, unused, agent_calls, changes, asked)
+    shown = _pairwise_shown(request.assertions, finished, judges, masker)
+    return Checked(result, records, calls, passed, unused, agent_calls, changes, asked, shown)
+
+
+def _pairwise_shown(
+    assertions: tuple[Assertion, ...], finished: FinishedTrial, judges: TrialJudges | None, masker: Masker
+) -> tuple[tuple[int, str], ...]:
+    """What each ``pairwise`` judge check shows of this trial, masked and bounded now.
+
+    The arms are compared once both have finished, when this trial's sandbox may be gone: the material
+    is read while it is still there and kept in the trial's evidence. A trial without judges to ask (a
+    negative control) keeps none.
+    """
+    if judges is None:
+        return ()
+    from ..agents.judge_client import bounded
+
+    return tuple(
+        (index, bounded(masker, assertion.shown(finished, judges)))
+        for index, assertion in enumerate(assertions)
+        if isinstance(assertion, Judge) and assertion.pairwise
+    )
 
 
 def _guide_steps(result: AgentResult) -> tuple[AssertionRecord, ...]:
@@ -225,12 +249,13 @@ def record_trial(request: TrialRequest, checked: Checked, masker: Masker, captur
     notes = [unused_shim_note(name) for name in checked.unused]
     write_trial_files(
         request.folder, result, records, checked.agent_calls, masker, notes=notes, output_truncated=truncated,
-        judge_calls=checked.judge_calls,
+        judge_calls=checked.judge_calls, pairwise_shown=checked.pairwise_shown,
     )  # fmt: skip
     write_json(request.folder / CHANGES_FILE, _with_masking(checked, result, masker), masker)
     return Recorded(
-        result, records, calls, checked.passed, checked.unused, explanation, truncated, checked.judge_calls
-    )
+        result, records, calls, checked.passed, checked.unused, explanation, truncated, checked.judge_calls,
+        checked.pairwise_shown,
+    )  # fmt: skip
 
 
 def _with_masking(checked: Checked, masked: AgentResult, masker: Masker) -> JsonObject:
