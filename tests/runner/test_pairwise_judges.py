@@ -189,3 +189,30 @@ def test_judges_compare_the_arms_in_both_orders(tmp_path: Path, servers: dict[st
     sent = json.dumps([server.requests for server in servers.values()])
     assert MARKER in sent and "all good" in sent
     assert SECRET not in sent and SECRET[:12] not in sent
+
+
+def test_turning_pairwise_on_rescores_the_recorded_trials_and_compares_them(
+    tmp_path: Path, servers: dict[str, ChatServer]
+) -> None:
+    starts = tmp_path / "starts.log"
+    _eval(tmp_path, "work", servers["follows"])
+    path = tmp_path / "evals/work.eval.yaml"
+    source = path.read_text().replace("echo done", f"echo started >> {starts}")
+    source = source.replace("{file: NOTES.md}, {file: .env}", "{file: NOTES.md}")
+    path.write_text(source.replace("      pairwise: true\n", ""))
+    first = _run(tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert starts.read_text().count("started") == 4  # two trials of each arm
+    manifest = json.loads((tmp_path / "results/manifest.json").read_text())
+    assert [found["pairwise"] for found in manifest["comparisons"]] == [None]  # none asked: not zero
+    # Only the judge check changed: the recorded trials are re-scored, no agent starts, and the judges
+    # compare the arms from the rebuilt sandboxes.
+    path.write_text(source)
+    second = _run(tmp_path)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "rescored" in second.stdout + second.stderr
+    assert starts.read_text().count("started") == 4
+    manifest = json.loads((tmp_path / "results/manifest.json").read_text())
+    jsonschema.validate(manifest, SCHEMA, cls=jsonschema.Draft202012Validator)
+    (found,) = manifest["comparisons"]
+    assert (found["pairwise"]["with_preferred"], found["pairwise"]["without_preferred"]) == (2, 0)

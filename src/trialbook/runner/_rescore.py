@@ -44,7 +44,7 @@ from ._outputs import write_trial_files
 from ._placing import place_inputs, skills_folder
 from ._plan import PlanEntry, RescoreSource
 from ._trial import TrialOutcome, trial_cost
-from ._verdicts import unused_shim_note, unused_shims
+from ._verdicts import pairwise_shown, unused_shim_note, unused_shims
 
 __all__ = [
     "NOT_RESCORABLE",
@@ -199,6 +199,7 @@ def _rescore_trial(
             )
         except TimeoutError:
             return f"trial {number}: the checks did not finish within the check deadline of {deadline:g}s"
+        shown = pairwise_shown(entry.spec.assertions, trial, asker, masker)  # from the rebuilt sandbox
     finally:
         remove_tree(scratch)
     if reasons:
@@ -221,6 +222,7 @@ def _rescore_trial(
         unused_shims=unused_shims(request.shims, tuple(log.calls)),
         output_truncated=dict(truncated) if isinstance(truncated, dict) else None,
         judge_calls=tuple(asker.calls) if asker is not None else (),
+        pairwise_shown=shown,
     )
 
 
@@ -287,6 +289,7 @@ def write_rescored(result: EntryResult, results_dir: Path, masker: Masker) -> En
         write_trial_files(
             target, outcome.result, outcome.assertions, None, masker,
             notes=notes, output_truncated=outcome.output_truncated, judge_calls=outcome.judge_calls,
+            pairwise_shown=outcome.pairwise_shown,
         )  # fmt: skip
         request = replace(outcome.request, folder=target)
         moved.append(replace(outcome, request=request, explanation=explanation))

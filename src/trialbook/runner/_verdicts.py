@@ -7,11 +7,21 @@ worker thread: one hand-off per step instead of one per file.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..agents import MAY_FAIL, Agent
-from ..assertions import Assertion, Call, CheckProgress, FinishedTrial, Judge, evaluate_all, unfinished
+from ..assertions import (
+    Assertion,
+    Call,
+    CheckProgress,
+    FinishedTrial,
+    Judge,
+    JudgeAsker,
+    evaluate_all,
+    unfinished,
+)
 from ..evidence import AgentResult, AssertionRecord, JsonObject
 from ..masking import Masker, masked_call, masked_record, masked_result
 from ..sandbox import (
@@ -39,6 +49,7 @@ __all__ = [
     "Recorded",
     "check_trial",
     "overran",
+    "pairwise_shown",
     "record_trial",
     "unused_shim_note",
     "unused_shims",
@@ -160,18 +171,18 @@ def check_trial(
     passed = trial_passed(result, [record.passed for record in records])
     unused = unused_shims(request.shims, calls)
     asked = tuple(judges.calls) if judges is not None else ()
-    shown = _pairwise_shown(request.assertions, finished, judges, masker)
+    shown = pairwise_shown(request.assertions, finished, judges, masker)
     return Checked(result, records, calls, passed, unused, agent_calls, changes, asked, shown)
 
 
-def _pairwise_shown(
-    assertions: tuple[Assertion, ...], finished: FinishedTrial, judges: TrialJudges | None, masker: Masker
+def pairwise_shown(
+    assertions: Sequence[Assertion], finished: FinishedTrial, judges: JudgeAsker | None, masker: Masker
 ) -> tuple[tuple[int, str], ...]:
     """What each ``pairwise`` judge check shows of this trial, masked and bounded now.
 
     The arms are compared once both have finished, when this trial's sandbox may be gone: the material
-    is read while it is still there and kept in the trial's evidence. A trial without judges to ask (a
-    negative control) keeps none.
+    is read while it is still there (or rebuilt, when re-scored) and kept in the trial's evidence. A
+    trial without judges to ask (a negative control) keeps none.
     """
     if judges is None:
         return ()
