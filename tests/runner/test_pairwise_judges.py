@@ -137,6 +137,7 @@ def _run(root: Path) -> subprocess.CompletedProcess[str]:
     env.pop("CI", None)
     trialbook = str(Path(sys.executable).with_name("trialbook"))
     command = [trialbook, "eval", "evals", "--unsafe-local", "--results-dir", "results"]
+    command += ["--summary", "summary.md"]
     return subprocess.run(
         command, cwd=root, env=env, capture_output=True, text=True, timeout=600, check=False
     )
@@ -167,6 +168,8 @@ def test_judges_compare_the_arms_in_both_orders(tmp_path: Path, servers: dict[st
     assert "judges: with preferred 2, without preferred 0, 0 ties, 0 errors" in done.stdout
     assert "judges: with preferred 0, without preferred 0, 2 ties, 0 errors" in done.stdout
     assert "judges: with preferred 0, without preferred 0, 0 ties, 2 errors" in done.stdout
+    summary = (tmp_path / "summary.md").read_text()
+    assert "judges: with preferred 2, without preferred 0, 0 ties, 0 errors" in summary
     suite = json.loads((tmp_path / "results/suite.json").read_text())
     tests = {test["id"]: test for test in suite["tests"]}
     assert tests["follows::fake"]["properties"]["comparison"]["pairwise"] == pairwise["follows"]

@@ -436,11 +436,12 @@ def _run_and_write(
             report.ledger.record(f"{found.entry.key} judges", found.judge_cost_usd, judges=True)
     by_key = {result.entry.key: result for result in ran.results} | rescored
     report.results = [by_key[entry.key] for entry in report.plan if entry.key in by_key]
-    # After every trial: both arms of each compared pair have finished, so their judges can compare them.
-    judge_pairs(
-        report.plan, report.results, masker=report.masker, secret_values=secret_values,
-        environ=options.environ, ledger=report.ledger, results_dir=results_dir,
-    )  # fmt: skip
+    if cancel is None or not cancel.requested:  # a stopped run asks no more judges
+        # After every trial: both arms of each compared pair have finished, so their judges can compare them.
+        judge_pairs(
+            report.plan, report.results, masker=report.masker, secret_values=secret_values,
+            environ=options.environ, ledger=report.ledger, results_dir=results_dir,
+        )  # fmt: skip
     finished = time.time()
     commit = options.environ.get("GITHUB_SHA") or head_commit(options.repo)
     if cancel is not None:
