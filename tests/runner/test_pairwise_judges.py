@@ -180,6 +180,11 @@ def test_judges_compare_the_arms_in_both_orders(tmp_path: Path, servers: dict[st
     recorded = json.loads((tmp_path / "results/evals/garbage/fake/pairwise.json").read_text())
     assert recorded["without"] == "fake~without"
     assert [d["preferred"] for d in recorded["decisions"]] == [None, None]
+    followed = json.loads((tmp_path / "results/evals/follows/fake/pairwise.json").read_text())
+    decision = followed["decisions"][0]
+    assert (decision["trial"], decision["check"], decision["preferred"]) == (1, 0, "with")
+    calls = decision["calls"]
+    assert [(c["first_shown"], c["better"]) for c in calls] == [("with", "first"), ("without", "second")]
     assert (
         "better and reason" in recorded["decisions"][0]["error"]
         or "not JSON" in recorded["decisions"][0]["error"]

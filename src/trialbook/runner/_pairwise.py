@@ -60,6 +60,18 @@ class _Asked:
     records: list[JsonValue]
 
 
+def _call_json(call: JudgeCall, first: str) -> JsonObject:
+    """A pairwise request as ``judge_calls`` keep one, saying which arm came first and which it preferred.
+
+    ``better`` (``first``, ``second``, ``null`` for an error) stands in place of ``verdict``: a pass
+    or fail would misread as a verdict on a trial.
+    """
+    found = judge_call_json(call)
+    verdict = found.pop("verdict")
+    better = {"pass": "first", "fail": "second"}.get(verdict) if isinstance(verdict, str) else None
+    return {**found, "first_shown": first, "better": better}
+
+
 def _ask(judges: RunJudges, check: Judge, with_text: str, without_text: str, asked: _Asked) -> None:
     """Each judge of ``check`` on both orders; the ``with`` arm is the first response of the first."""
     for judge in check.judges:
@@ -75,7 +87,7 @@ def _ask(judges: RunJudges, check: Judge, with_text: str, without_text: str, ask
                 "judge": judge.name,
                 "preferred": preferred,
                 "error": "; ".join(c.parsed.error for c in (first, swapped) if c.parsed.error) or None,
-                "calls": [judge_call_json(first), judge_call_json(swapped)],
+                "calls": [_call_json(first, "with"), _call_json(swapped, "without")],
             }
         )
 
