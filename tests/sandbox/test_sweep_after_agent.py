@@ -133,9 +133,9 @@ def test_a_sweep_leaves_other_running_trials_commands_unread(
         read.append(pid)
         return entry(pid)
 
-    def asking(pid: int) -> bool:
+    def asking(pid: int, environ: bytes | None = None) -> bool:
         asked.append(pid)
-        return bool(mid_exec(pid))
+        return bool(mid_exec(pid, environ))
 
     def look(leader: int) -> None:
         _run(scope, "true", tmp_path)
