@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from ..._owner import temp_prefix
+from ..._util.owner import temp_prefix
 from ...evidence import CopilotResult
 from ...masking import enforce_lengths
 from .._protocol import AgentSpec, AgentTask, Availability
