@@ -3,8 +3,9 @@
 A CI job's install is time every user of the action waits for on every run. The rows run the action's
 own install commands on this machine, each in a fresh folder:
 
-- ``cold, empty pip cache``: a job's first run, ``python -m venv`` and ``pip install --require-hashes`` of
-  ``requirements/action.txt`` from PyPI with an empty pip cache (needs network);
+- ``cold, empty pip cache``: a job's first run, ``python -m venv --without-pip`` and ``pip --python VENV
+  install --require-hashes`` of ``requirements/action.txt`` from PyPI with an empty pip cache (needs
+  network);
 - ``cold, warm pip cache``: the same with pip's download cache kept (a self-hosted runner);
 - ``warm (cached venv)``: what a job does after ``actions/cache/restore`` hit: unpack the venv saved by an
   earlier job, check it imports, and write trialbook's entry points from the action folder;
@@ -27,6 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REQUIREMENTS = ROOT / "requirements/action.txt"
+PYTHON = str(Path(sys.base_prefix) / "bin/python3")
+"""The interpreter this environment was made from: one with pip, as setup-python's is."""
 
 
 def _run(*argv: str, env: dict[str, str] | None = None) -> None:
@@ -36,11 +39,11 @@ def _run(*argv: str, env: dict[str, str] | None = None) -> None:
 def _cold(folder: Path, pip_cache: Path) -> float:
     venv = folder / "trialbook-venv"
     started = time.perf_counter()
-    _run(sys.executable, "-m", "venv", str(venv))
+    _run(PYTHON, "-m", "venv", "--without-pip", str(venv))
     python = str(venv / "bin/python")
     env = {"PIP_CACHE_DIR": str(pip_cache), "PATH": "/usr/bin:/bin"}
-    _run(python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--require-hashes",
-         "--no-deps", "-r", str(REQUIREMENTS), env=env)  # fmt: skip
+    _run(PYTHON, "-m", "pip", "--python", python, "install", "--quiet", "--disable-pip-version-check",
+         "--require-hashes", "--no-deps", "-r", str(REQUIREMENTS), env=env)  # fmt: skip
     _run(python, str(ROOT / "scripts/action/install_trialbook.py"), str(ROOT))
     return time.perf_counter() - started
 

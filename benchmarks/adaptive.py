@@ -4,7 +4,7 @@ Replays synthetic histories: for every setting (maximum trials N, pass_rate thre
 the agent) it draws ``--histories`` sequences of N trial outcomes with a fixed seed, then decides each
 sequence twice: the full run (all N trials, the naive floor: nothing saved, verdict by definition right)
 and adaptive trials exactly as the runner runs them (waves of ``min`` trials, a stop as soon as
-``trialbook.stats.early_verdict`` decides after a wave). A setting's "saved" is the share of the N
+``trialbook.scoring.stats.early_verdict`` decides after a wave). A setting's "saved" is the share of the N
 trials per sequence that adaptive trials did not run; "agree" the share of sequences whose adaptive
 verdict equals the full run's.
 
@@ -18,8 +18,8 @@ import random
 from functools import cache
 
 from trialbook.runner._plan import ADAPTIVE_MIN_TRIALS
-from trialbook.stats import EarlyVerdict, early_verdict
-from trialbook.verdict import meets
+from trialbook.scoring.stats import EarlyVerdict, early_verdict
+from trialbook.scoring.verdict import meets
 
 MAXIMA = (3, 5, 10, 20)
 THRESHOLDS = (0.5, 0.6, 0.67, 0.8, 0.9, 1.0)

@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from trialbook._blocking import run_blocking
+from trialbook._util.blocking import run_blocking
 
 
 class Unshowable:

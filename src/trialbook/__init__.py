@@ -27,8 +27,8 @@ if TYPE_CHECKING:
         skill_used,
         succeeds,
     )
+    from .evalfiles import define_eval
     from .runner import RunOptions, RunReport, run
-    from .spec import define_eval
 
 # The public names are loaded on first use, not on ``import trialbook``: pytest imports the plugin
 # (``trialbook.pytest_plugin``) in every session of every project that has trialbook installed, and those
@@ -48,7 +48,7 @@ _LAZY = {
     "RunOptions": "runner",
     "RunReport": "runner",
     "run": "runner",
-    "define_eval": "spec",
+    "define_eval": "evalfiles",
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from trialbook.agents._judge_client import JudgeClient, JudgeModel
+from trialbook.agents.judge_client import JudgeClient, JudgeModel
 from trialbook.assertions._panel import panel_verdict
 from trialbook.masking import Masker
 from trialbook.testing import ChatServer, ModelServer, Reply, say, text

@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.spec.helpers import load, problems, write
+from tests.evalfiles.helpers import load, problems, write
 from trialbook.assertions import no_outside_writes
 from trialbook.assertions._outside import NOT_WATCHED
 from trialbook.evidence import AgentResult, OutsideWrite, dump_result, load_result, suite_json_schema

@@ -14,6 +14,8 @@ from trialbook.assertions._panel import (
     pairwise,
     panel_verdict,
     parse_answer,
+    parse_preference,
+    tally_pairwise,
 )
 
 PASS = Answer("pass", "meets the rubric")
@@ -95,3 +97,33 @@ def test_an_always_pass_panel_fails_calibration() -> None:
     following = [panel_verdict([answer], "majority") for answer in (PASS, FAIL, FAIL)]
     assert calibration_misses(expected, following) == ()  # type: ignore[arg-type]
     assert calibration_misses(["pass"], ["error"]) == (0,)
+
+
+def test_a_preference_is_read_strictly() -> None:
+    assert parse_preference('{"better": "first", "reason": "r"}') == Answer("pass", "r")
+    assert parse_preference('```json\n{"better": "second", "reason": "r"}\n```') == Answer("fail", "r")
+    for garbage in (
+        None,
+        "The first one, clearly.",
+        '{"better": "both", "reason": "r"}',
+        '{"better": 1, "reason": "r"}',
+        '{"verdict": "pass", "reason": "r"}',
+        '{"better": "first", "reason": "r", "confidence": 0.9}',
+        '{"better": "first", "reason": 3}',
+    ):
+        answer = parse_preference(garbage)
+        assert answer.verdict is None and answer.error, garbage
+
+
+def test_pairwise_decisions_are_counted_and_a_position_bias_is_a_tie() -> None:
+    first = parse_preference('{"better": "first", "reason": "r"}')
+    second = parse_preference('{"better": "second", "reason": "r"}')
+    garbage = parse_preference("no idea")
+    decisions = [
+        pairwise(first, second),  # the with arm won in both orders
+        pairwise(second, first),  # the without arm won in both orders
+        pairwise(first, first),  # always the first shown: a tie
+        pairwise(first, garbage),  # an error, never a preference
+    ]
+    tally = tally_pairwise(decisions)
+    assert (tally.with_preferred, tally.without_preferred, tally.ties, tally.errors) == (1, 1, 1, 1)

@@ -9,7 +9,6 @@ next to a run that does use the module, so the probe is known to see it.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import subprocess
@@ -17,7 +16,6 @@ import sys
 from pathlib import Path
 
 import click
-import pytest
 
 from trialbook.cli import _COMMANDS, cli
 
@@ -88,16 +86,8 @@ _NOT_FOR_A_LOCAL_RUN = {
     "trialbook.agents.claude_code": "the Claude Code adapter",
     "trialbook.agents.codex": "the Codex adapter",
     "trialbook.cli._json": "--json",
-    "trialbook.assertions._calls": "ran, not_ran and ran_in_order checks",
-    "trialbook.assertions._commands": "succeeds checks",
-    "trialbook.assertions._custom": "assert_that checks",
-    "trialbook.assertions._inputs": "loaded and skill_used checks",
-    "trialbook.spec._python": "Python eval files",
-    "trialbook.spec._imports": "Python eval files and assert_that",
-    "trialbook.spec._schema": "trialbook schema",
     "trialbook.select._shards": "--shard",
     "trialbook.select._tree": "sandbox templates",
-    "trialbook.evidence._copilot": "reading results back",
 }
 
 
@@ -183,7 +173,7 @@ def test_the_probe_sees_what_evals_using_more_load(tmp_path: Path) -> None:
     wanted += ["trialbook.select._shards", "trialbook.select._tree"]
     assert set(wanted) <= set(modules), sorted(set(wanted) - set(modules))
     done, schema = _loaded_modules("schema", cwd=work)
-    assert done.returncode == 0 and "trialbook.spec._schema" in schema
+    assert done.returncode == 0 and "trialbook.evalfiles._schema" in schema
     done, report = _loaded_modules("report", str(work / "more"), cwd=work)
     assert done.returncode == 0, done.stderr
     assert "trialbook.evidence._copilot" in report
@@ -203,62 +193,3 @@ def test_the_listed_summaries_are_the_commands_own() -> None:
         for limit in (30, 45, 60, 94):
             stand_in = click.Command(name, help=entry.summary)
             assert stand_in.get_short_help_str(limit) == command.get_short_help_str(limit), (name, limit)
-
-
-def test_the_collector_runs_again_once_a_command_is_loaded_or_fails_to_load(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # While a command's modules import the cyclic collector is off; afterwards it must be on again,
-    # whether the import worked or raised, or a long run would never collect a cycle.
-    import gc
-
-    from trialbook.cli._lazy import LazyCommand, _Commands
-
-    seen: list[bool] = []
-    real_import = importlib.import_module
-
-    def watched(name: str, package: str | None = None) -> object:
-        seen.append(gc.isenabled())
-        if name == ".broken_cmd":
-            raise ImportError("no such command module")
-        return real_import(name, package)
-
-    monkeypatch.setattr(importlib, "import_module", watched)
-    commands = _Commands(
-        {
-            "schema": LazyCommand(".schema_cmd:schema_command", "s"),
-            "broken": LazyCommand(".broken_cmd:nothing", "b"),
-        }
-    )
-    assert gc.isenabled()
-    assert isinstance(commands["schema"], click.Command)
-    assert gc.isenabled()
-    with pytest.raises(ImportError):
-        commands["broken"]
-    assert gc.isenabled()
-    assert seen == [False, False]
-
-
-def test_only_the_console_script_freezes_what_a_command_imported(tmp_path: Path) -> None:
-    # In-process use (a test session, an application) keeps every object collectable; the console
-    # script's own process freezes its imports once the command is loaded.
-    import gc
-
-    from trialbook.cli._lazy import LazyCommand, _Commands
-
-    before = gc.get_freeze_count()
-    _Commands({"schema": LazyCommand(".schema_cmd:schema_command", "s")})["schema"]
-    assert gc.get_freeze_count() == before
-    probe = (
-        "import atexit, gc, sys\n"
-        "atexit.register(lambda: print(gc.get_freeze_count(), gc.isenabled(), file=sys.stderr))\n"
-        "from trialbook.cli import main\n"
-        "main()\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, "schema"], cwd=tmp_path, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    frozen, enabled = done.stderr.split()
-    assert int(frozen) > 10_000  # the modules' objects, out of every later pass
-    assert enabled == "True"

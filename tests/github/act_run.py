@@ -23,6 +23,9 @@ from ..runner.gitrepo import git
 ROOT = Path(__file__).resolve().parents[2]
 STANDINS = Path(__file__).parent / "act"
 ACT = Path(sys.executable).parent / "act"
+# What the setup-python stand-in reports: the interpreter this environment was made from, which has pip
+# as setup-python's do (a uv venv's own interpreter has none).
+SETUP_PYTHON = Path(sys.base_prefix) / "bin" / "python3"
 PROJECT_PARTS = (
     "action.yml", "pyproject.toml", "README.md", "requirements", "scripts", "src", ".github", "examples",
 )  # fmt: skip
@@ -134,7 +137,7 @@ def run_act(
         "-P", "ubuntu-latest=-self-hosted", "--remote-name", "act-repository", "--action-offline-mode",
         "--action-cache-path", str(tmp / "act-cache"), "--artifact-server-addr", "127.0.0.1",
         "--secret-file", str(secret_file), "--env-file", os.devnull, "--var-file", os.devnull,
-        "--env", f"ACT_ARTIFACT_DIR={artifacts}", "--env", f"ACT_PYTHON={sys.executable}",
+        "--env", f"ACT_ARTIFACT_DIR={artifacts}", "--env", f"ACT_PYTHON={SETUP_PYTHON}",
         "--env", f"ACT_CACHE_DIR={cache or tmp / 'actions-cache'}",
     ]  # fmt: skip
     for mapping in standin_mappings():

@@ -3,7 +3,8 @@
 Each test copies this checkout into a fresh repository with a bare ``origin``, adds an eval whose literal
 agent scans the environment of every process it can read for the GitHub token, and runs one job of
 ``.github/workflows/evals.yml``. The GitHub API is a loopback fake; the third-party actions are the
-stand-ins in ``act/``; history lands on the bare origin and is read back with plain git.
+stand-ins in ``act/``; history lands on the bare origin and is read back with plain git. The run jobs
+share one venv cache across the session (publish jobs always install fresh, as the action says).
 """
 
 from __future__ import annotations
@@ -89,6 +90,22 @@ def token() -> str:
     return _token()
 
 
+@pytest.fixture(scope="session")
+def venv_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An ``actions/cache`` folder shared by this session's act runs, on every xdist worker.
+
+    The action caches only the venv of its pinned dependencies, saved right after a fresh install and
+    before any agent runs; the save stand-in writes an entry whole or not at all. So the first run job
+    installs fresh and every later one restores that venv, which is all the install is to the tests
+    given this folder. The test that checks how jobs install keeps a cold cache of its own.
+    """
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / "act-venv-cache"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 @pytest.fixture
 def project(tmp_path: Path, token: str) -> tuple[Path, Path]:
     """The examples and the token scan, all on main."""
@@ -109,6 +126,7 @@ def _act(
     event: str,
     payload: dict[str, object],
     job: str,
+    cache: Path | None,
 ) -> ActRun:
     return run_act(
         work,
@@ -118,6 +136,7 @@ def _act(
         job=job,
         env={"GITHUB_API_URL": github.url},
         secrets={"GITHUB_TOKEN": token},
+        cache=cache,
     )
 
 
@@ -170,11 +189,11 @@ def test_the_scan_finds_a_token_when_one_is_there(tmp_path: Path, token: str) ->
 
 @pytest.mark.act
 def test_nightly_job_runs_every_eval_records_history_and_agents_never_see_the_token(
-    tmp_path: Path, project: tuple[Path, Path], github: FakeGitHub, token: str
+    tmp_path: Path, project: tuple[Path, Path], github: FakeGitHub, token: str, venv_cache: Path
 ) -> None:
     ensure("bubblewrap")  # the action's isolation is auto: here it isolates
     work, origin = project
-    run = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "publish")
+    run = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "publish", venv_cache)
     assert run.returncode == 0, run.log[-6000:]
     outputs = run.outputs()
     assert (outputs["passed"], outputs["failed"], outputs["cached"]) == ("4", "0", "0"), outputs
@@ -197,7 +216,7 @@ def test_nightly_job_runs_every_eval_records_history_and_agents_never_see_the_to
 
 @pytest.mark.act
 def test_labelled_pr_with_a_job_level_gh_token_comments_once_and_agents_never_see_it(
-    tmp_path: Path, github: FakeGitHub, token: str
+    tmp_path: Path, github: FakeGitHub, token: str, venv_cache: Path
 ) -> None:
     work, origin = _base_project(tmp_path)
     # A common pattern that hands every step the workflow's write token.
@@ -219,7 +238,7 @@ def test_labelled_pr_with_a_job_level_gh_token_comments_once_and_agents_never_se
     payload["pull_request"]["base"]["sha"] = base
     payload["pull_request"]["head"]["sha"] = head
 
-    run = _act(tmp_path, work, github, token, "pull_request", payload, "publish")
+    run = _act(tmp_path, work, github, token, "pull_request", payload, "publish", venv_cache)
     assert run.returncode == 0, run.log[-6000:]
     outputs = run.outputs()
     assert (outputs["passed"], outputs["failed"]) == ("1", "0"), outputs
@@ -236,7 +255,7 @@ def test_labelled_pr_with_a_job_level_gh_token_comments_once_and_agents_never_se
 
 @pytest.mark.act
 def test_a_fork_pr_is_published_by_the_workflow_run_example_with_one_comment_and_no_history(
-    tmp_path: Path, github: FakeGitHub, token: str
+    tmp_path: Path, github: FakeGitHub, token: str, venv_cache: Path
 ) -> None:
     """The fork's run (read-only token) cannot comment; evals-publish.yml does, from its artifact."""
     work, origin = _base_project(tmp_path)
@@ -251,7 +270,7 @@ def test_a_fork_pr_is_published_by_the_workflow_run_example_with_one_comment_and
     payload["pull_request"]["head"]["sha"] = head
 
     # The workflow's own publish job is skipped for a fork (its token could not write anyway).
-    pr_run = _act(tmp_path, work, github, token, "pull_request", payload, "publish")
+    pr_run = _act(tmp_path, work, github, token, "pull_request", payload, "publish", venv_cache)
     assert pr_run.returncode == 0, pr_run.log[-6000:]
     assert "trialbook publish" not in pr_run.log or "Skipping job 'publish'" in pr_run.log
     assert github.requests == []
@@ -328,7 +347,8 @@ def test_a_cached_failure_fails_the_pr_job_a_foreign_comment_stays_and_the_night
     payload["pull_request"]["base"]["sha"] = base
     payload["pull_request"]["head"]["sha"] = head
 
-    pr = _act(tmp_path, work, github, token, "pull_request", payload, "publish")
+    # Its own cache, cold: the PR run installs fresh and saves, the nightly restores.
+    pr = _act(tmp_path, work, github, token, "pull_request", payload, "publish", None)
     assert pr.returncode != 0, pr.log[-6000:]  # a cached failure is a failure
     outputs = pr.outputs()
     assert (outputs["passed"], outputs["failed"], outputs["cached"]) == ("1", "1", "1"), outputs
@@ -357,7 +377,7 @@ def test_a_cached_failure_fails_the_pr_job_a_foreign_comment_stays_and_the_night
     # Another workflow run: its publish job downloads its own run's artifacts, not the PR run's (the
     # stand-in download reads every artifact act keeps, so the PR run's are cleared first).
     shutil.rmtree(pr.artifacts)
-    nightly = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "publish")
+    nightly = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "publish", None)
     assert nightly.returncode != 0, nightly.log[-6000:]  # broken is still known to fail
     outputs = nightly.outputs()
     assert (outputs["passed"], outputs["failed"], outputs["cached"]) == ("4", "1", "2"), nightly.log[-6000:]
@@ -374,7 +394,7 @@ def test_a_cached_failure_fails_the_pr_job_a_foreign_comment_stays_and_the_night
 
 @pytest.mark.act
 def test_the_docs_complete_workflow_runs_three_shards_and_publishes_them_with_one_push(
-    tmp_path: Path, project: tuple[Path, Path], github: FakeGitHub, token: str
+    tmp_path: Path, project: tuple[Path, Path], github: FakeGitHub, token: str, venv_cache: Path
 ) -> None:
     """The nightly part of docs/github-action.md's workflow, as written there, but for two lines."""
     work, origin = project
@@ -404,6 +424,7 @@ def test_the_docs_complete_workflow_runs_three_shards_and_publishes_them_with_on
         env={"GITHUB_API_URL": github.url},
         secrets={"GITHUB_TOKEN": token},
         extra=("--concurrent-jobs", "1"),
+        cache=venv_cache,
     )
     assert run.returncode == 0, run.log[-8000:]
     shards = sorted(p for p in run.artifacts.iterdir() if p.is_dir())
@@ -437,7 +458,12 @@ def daemon_root(tmp_path: Path) -> Path:
 
 @pytest.mark.act
 def test_a_history_push_the_remote_refuses_is_a_warning_and_the_passing_nightly_stays_green(
-    tmp_path: Path, project: tuple[Path, Path], github: FakeGitHub, token: str, git_daemon: str
+    tmp_path: Path,
+    project: tuple[Path, Path],
+    github: FakeGitHub,
+    token: str,
+    git_daemon: str,
+    venv_cache: Path,
 ) -> None:
     work, origin = project
     # Over git://, so the remote runs its hooks (a push to a local path does not).
@@ -445,7 +471,7 @@ def test_a_history_push_the_remote_refuses_is_a_warning_and_the_passing_nightly_
     hook = origin / "hooks/pre-receive"
     hook.write_text("#!/bin/sh\necho 'history is frozen this week' >&2\nexit 1\n")
     hook.chmod(0o755)
-    run = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "publish")
+    run = _act(tmp_path, work, github, token, "schedule", {"schedule": "17 3 * * *"}, "publish", venv_cache)
     assert run.returncode == 0, run.log[-6000:]  # the evals passed; publishing is not what failed
     outputs = run.outputs()
     assert (outputs["passed"], outputs["failed"]) == ("4", "0"), outputs

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from trialbook.comparison import ComparedPair, Comparison
 from trialbook.errors import UsageError
 from trialbook.github._state import CiState, merge_states, state_from_json, state_to_json
-from trialbook.report._rows import ReviewRow
+from trialbook.report import ReviewRow
 from trialbook.report.markdown import render_pr_comment, render_summary
 from trialbook.report.suite_view import Review
+from trialbook.scoring.comparison import ComparedPair, Comparison
 
 HELPS = ComparedPair(
     "deploy",

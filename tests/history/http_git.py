@@ -21,6 +21,20 @@ class Seen:
     refused: int = 0
 
 
+def _body(handler: BaseHTTPRequestHandler) -> bytes:
+    """A request's body, chunked or with a length."""
+    if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
+        chunks: list[bytes] = []
+        while True:
+            size = int(handler.rfile.readline().strip().split(b";")[0], 16)
+            if size == 0:
+                handler.rfile.readline()
+                return b"".join(chunks)
+            chunks.append(handler.rfile.read(size))
+            handler.rfile.readline()
+    return handler.rfile.read(int(handler.headers.get("Content-Length", "0")))
+
+
 @contextmanager
 def serve(project_root: Path, user: str, password: str, env: dict[str, str]) -> Iterator[tuple[str, Seen]]:
     """Serve every repository under ``project_root`` at ``http://127.0.0.1:<port>/``."""
@@ -30,26 +44,14 @@ def serve(project_root: Path, user: str, password: str, env: dict[str, str]) -> 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: object) -> None:
+        def log_message(self, format: str, *args: object) -> None:  # quiet: the tests read ``seen``
             pass
 
         def do_GET(self) -> None:
             self._handle(b"")
 
         def do_POST(self) -> None:
-            self._handle(self._body())
-
-        def _body(self) -> bytes:
-            if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-                chunks: list[bytes] = []
-                while True:
-                    size = int(self.rfile.readline().strip().split(b";")[0], 16)
-                    if size == 0:
-                        self.rfile.readline()
-                        return b"".join(chunks)
-                    chunks.append(self.rfile.read(size))
-                    self.rfile.readline()
-            return self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            self._handle(_body(self))
 
         def _handle(self, body: bytes) -> None:
             auth = self.headers.get("Authorization")

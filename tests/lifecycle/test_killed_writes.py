@@ -1,7 +1,7 @@
 """A write killed with SIGKILL between its temp file and its rename: the old file stays whole, and the
 temp file left beside it carries its owner, so the next run's sweep (and ``trialbook clean``) removes it.
 
-Every writer of a file a reader may find goes through the one durable write in ``trialbook.fsutil``;
+Every writer of a file a reader may find goes through the one durable write in ``trialbook._util.fsutil``;
 each is killed here at its worst moment, in a real child process, by making ``os.replace`` send the
 child a ``SIGKILL``.
 """
@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from trialbook import fsutil
-from trialbook._owner import start_time
+from trialbook._util import fsutil
+from trialbook._util.owner import start_time
 from trialbook.evidence import EvidenceWriteError, publish_json
-from trialbook.leftovers import sweep
 from trialbook.runner._runs import set_latest
+from trialbook.sandbox.leftovers import sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WRITERS = {
     "atomic_write_bytes": (
         "(folder / 'notes.txt').write_text('old whole')",
-        "from trialbook.fsutil import atomic_write_text\n"
+        "from trialbook._util.fsutil import atomic_write_text\n"
         "atomic_write_text(folder / 'notes.txt', 'new ' * 100_000)",
         "notes.txt",
     ),

@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from trialbook._owner import owner_tag, start_time
+from trialbook._util.owner import owner_tag, start_time
 
 from .escapes import (
     TRIALBOOK,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from trialbook._owner import owner_tag, start_time
+from trialbook._util.owner import owner_tag, start_time
 from trialbook.evidence import load_suite
 
 AGENT_TEST = """

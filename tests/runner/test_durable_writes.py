@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from trialbook import fsutil
+from trialbook._util import fsutil
 from trialbook.evidence import EvidenceWriteError, load_suite, publish_json
 from trialbook.runner import RunOptions, run
 

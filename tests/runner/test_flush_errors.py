@@ -17,7 +17,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from trialbook import fsutil
+from trialbook._util import fsutil
 from trialbook.evidence import load_suite
 
 from .conftest import Invoke, invoke, write

@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from trialbook.evidence import LATEST
 from trialbook.runner._folder import MARKER, leftover_name, stage, sweep_partials
-from trialbook.runner._runs import LATEST, prune_runs, set_latest
+from trialbook.runner._runs import prune_runs, set_latest
 
 from .conftest import Invoke, invoke, write
 

@@ -14,7 +14,6 @@ import asyncio
 import contextvars
 import functools
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -85,14 +84,14 @@ def _trials(report: RunReport) -> list[Any]:
     return [outcome for result in report.results for outcome in result.outcomes]
 
 
-def test_a_quiet_trial_with_file_checks_is_looked_at_on_the_loop_and_checked_under_its_deadline(
+def test_a_trial_with_file_checks_is_swept_in_a_thread_and_checked_under_its_deadline(
     tmp_path: Path, handed_off: dict[str, int], checked: list[str]
 ) -> None:
     report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK)
     assert [t.passed for t in _trials(report)] == [True, True]
     handed_off.pop("close", None)  # the run's wait for the last sandbox removals, once per run
-    # The sandbox is made, and the results written and the folder handed over, in worker threads.
-    assert handed_off == {"_open_sandbox": 2, "_finish": 2}
+    # The sandbox is made, swept, and the results written and the folder handed over, in worker threads.
+    assert handed_off == {"_open_sandbox": 2, "sweep": 2, "_finish": 2}
     assert checked == ["check_trial", "check_trial"]
 
 
@@ -135,32 +134,3 @@ def test_a_template_is_copied_and_compared_in_threads(
     assert handed_off.get("_open_sandbox") == 2
     assert checked == ["check_trial", "check_trial"]
     assert handed_off.get("_finish") == 2
-
-
-REUSED = re.compile(r"trialbook-\S+r\d+x[0-9a-f]{16}")
-"""The name a finished trial's folder gets when it is emptied for the next trial (see ``sandbox._shell``)."""
-
-
-def _reused(report: RunReport) -> int:
-    folders = [Path(t.result.working_directory).parent.name for t in _trials(report)]
-    return sum(REUSED.fullmatch(name) is not None for name in folders)
-
-
-def test_a_reused_folder_with_nothing_to_copy_is_made_on_the_loop(
-    tmp_path: Path, handed_off: dict[str, int]
-) -> None:
-    report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK, trials=12)
-    assert [t.passed for t in _trials(report)] == [True] * 12
-    reused = _reused(report)
-    assert reused > 0  # later trials found an emptied folder ready
-    assert handed_off["_open_sandbox"] == 12 - reused
-
-
-def test_a_reused_folder_that_gets_shims_is_made_in_a_thread(
-    tmp_path: Path, handed_off: dict[str, int]
-) -> None:
-    shims = 'shims: {fake-tool: {script: "echo hi"}}\n'
-    report = _run(tmp_path, "echo ok > out.txt", FILE_CHECK, trials=12, extra=shims)
-    assert [t.passed for t in _trials(report)] == [True] * 12
-    assert _reused(report) > 0
-    assert handed_off["_open_sandbox"] == 12

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from tests.history.helpers import line
-from tests.report.test_flaky import SIXTY
+from tests.scoring.test_flaky import SIXTY
 
 from .conftest import Invoke, write
 

@@ -11,8 +11,6 @@ A run of a few trials makes no threaded subtree: trialbook stays where it was.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import shlex
 import signal
@@ -23,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.local import run_outcomes
 from tests.sandbox.procs import open_cgroup_scope, read_pids, run_in_trial, running, wait_gone
-from trialbook.sandbox._cgroup import _base, sweep_stale_roots
+from trialbook.sandbox import _cgroup as cgroup_module
+from trialbook.sandbox._cgroup import sweep_stale_roots
 from trialbook.sandbox._procfs import has_procfs
-from trialbook.sandbox.supervisor import THREADED_FROM, TrialScope, supervisor
+from trialbook.sandbox.supervisor import TrialScope
 
 pytestmark = pytest.mark.skipif(not has_procfs(), reason="no /proc on this system (documented limit)")
 
@@ -161,11 +159,13 @@ def test_the_folder_of_a_killed_trialbook_kills_its_trials_and_sends_the_rest_ho
                 os.kill(pid, signal.SIGKILL)
 
 
-def test_a_short_run_keeps_trialbook_home_and_moves_its_commands_whole(tmp_path: Path) -> None:
-    """Below THREADED_FROM trials, trialbook's own two moves would cost more than its commands save."""
+def test_where_the_kernel_refuses_a_threaded_subtree_trialbook_stays_home_and_commands_move_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Domain groups, joined through ``cgroup.procs``: a trial's escapee still ends with the trial."""
+    monkeypatch.setattr(cgroup_module, "_enter_runner", lambda _path: False)
     home = _cgroup()
-    with supervisor().expecting(THREADED_FROM - 1):
-        scope = open_cgroup_scope()
+    scope = open_cgroup_scope()
     assert scope.group is not None and scope.join is not None
     try:
         assert scope.join.name == "cgroup.procs"
@@ -175,7 +175,6 @@ def test_a_short_run_keeps_trialbook_home_and_moves_its_commands_whole(tmp_path:
         where = (tmp_path / "where").read_text().strip()
         assert where.endswith(f"/{scope.group.parent.name}/{scope.group.name}")
         assert (scope.group / "cgroup.type").read_text().strip() == "domain"
-        # a whole process in a domain group: a trial's escapee still ends with the trial
         pids = tmp_path / "pids"
         escape = f"setsid -f bash -c 'echo $$ >> {pids}; exec sleep 300' >/dev/null 2>&1"
         run_in_trial(scope, f"{escape}\nuntil [ -s {pids} ]; do sleep 0.01; done", tmp_path)
@@ -187,73 +186,3 @@ def test_a_short_run_keeps_trialbook_home_and_moves_its_commands_whole(tmp_path:
     assert wait_gone(escapee) == []
     assert _cgroup() == home
     assert not scope.group.parent.exists()
-
-
-def test_a_long_run_or_none_expected_makes_the_folder_threaded() -> None:
-    for expected in (THREADED_FROM, None):
-        with contextlib.ExitStack() as stack:
-            if expected is not None:
-                stack.enter_context(supervisor().expecting(expected))
-            scope = _open()
-        assert scope.close() == 0
-
-
-def test_a_one_trial_run_leaves_trialbook_in_its_cgroup_while_its_agent_runs(tmp_path: Path) -> None:
-    """The runner says how many trials it expects; its agent sees its parent, trialbook, stay home."""
-    home = _cgroup()
-    seen = tmp_path / "seen"
-    seen.mkdir()
-    script = f"grep ^0:: /proc/$PPID/cgroup > {seen}/parent; grep ^0:: /proc/self/cgroup > {seen}/self"
-    eval_file = tmp_path / "where.eval.yaml"
-    eval_file.write_text(
-        f"prompt_text: say where\nagents: [{{name: where, script: {json.dumps(script)}}}]\ntrials: 1\n"
-        "assert:\n  - file_exists: .\n"
-    )
-    (outcome,) = run_outcomes(eval_file, tmp_path / "results", concurrency=1)
-    assert outcome.passed, outcome.explanation
-    assert (seen / "parent").read_text().strip()[3:] == home, "trialbook stayed in its own cgroup"
-    assert "/trialbook-" in (seen / "self").read_text(), "the agent ran in its trial's group"
-    assert _cgroup() == home
-
-
-def test_a_short_run_in_a_folder_an_earlier_run_left_threaded_still_contains_its_trial(
-    tmp_path: Path,
-) -> None:
-    """A folder still holding a threaded group takes only threaded children: the run uses it as such."""
-    base = _base()
-    assert base is not None
-    folder = base / f"trialbook-{os.getpid()}"
-    stray = subprocess.Popen(["sleep", "300"])
-    scope: TrialScope | None = None
-    try:
-        (folder / "runner").mkdir(parents=True)
-        (folder / "runner" / "cgroup.type").write_text("threaded")
-        (folder / "runner" / "cgroup.procs").write_text(str(stray.pid))  # what the earlier run could not move
-        with supervisor().expecting(1):
-            scope = open_cgroup_scope()
-        assert scope.group is not None and scope.join is not None and scope.join.name == "cgroup.threads"
-        pids = tmp_path / "pids"
-        escape = f"setsid -f env -i bash -c 'echo $$ >> {pids}; exec sleep 300' >/dev/null 2>&1"
-        where = tmp_path / "where"
-        run_in_trial(
-            scope,
-            f"grep ^0:: /proc/self/cgroup > {where}\n{escape}\nuntil [ -s {pids} ]; do :; done",
-            tmp_path,
-        )
-        assert where.read_text().strip().endswith(f"/{folder.name}/{scope.group.name}")
-        escapee = read_pids(pids)
-        assert scope.close() >= 1
-        scope = None
-        assert wait_gone(escapee) == []
-    finally:
-        if scope is not None:
-            scope.close()
-        stray.kill()
-        stray.wait()
-        wait_gone([stray.pid])
-        for group in sorted(folder.glob("*/"), reverse=True) if folder.exists() else []:
-            with contextlib.suppress(OSError):
-                group.rmdir()
-        with contextlib.suppress(OSError):
-            folder.rmdir()
-    assert not folder.exists()

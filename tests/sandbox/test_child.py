@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.sandbox.procs import read_pids, wait_gone
-from trialbook._blocking import run_blocking
+from trialbook._util.blocking import run_blocking
 from trialbook.sandbox import run_process
 
 ENV = {"PATH": "/usr/bin:/bin"}

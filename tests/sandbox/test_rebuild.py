@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -174,6 +175,26 @@ def test_any_tree_comes_back_from_any_template(tmp_path_factory: Any, before: An
     _, rebuilt = round_trip(base / "t", base / "w", base / "r")
     assert rebuilt.complete, (rebuilt.problems, rebuilt.missing)
     assert snapshot(base / "r") == snapshot(base / "w")
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ({}, {"a": ("file", b"-> ", 0o644)}),
+        ({"a": ("file", b"-> x", 0o644)}, {"a": ("link", "x")}),
+        ({"a": ("link", "x")}, {"a": ("file", b"-> x", 0o644)}),
+    ],
+    ids=["file-reading-like-a-link", "file-becomes-link", "link-becomes-file"],
+)
+def test_a_file_that_reads_like_a_link_is_a_file(tmp_path: Path, before: Any, after: Any) -> None:
+    # Changes once told a link from a file by a "-> " prefix of the content, so a file that began with
+    # it was rebuilt as a link, and a file swapped for a link to what it read was no change at all.
+    _build(tmp_path / "t", before)
+    _build(tmp_path / "w", after)
+    record, rebuilt = round_trip(tmp_path / "t", tmp_path / "w", tmp_path / "r")
+    assert record["counts"] == {"created": 0 if before else 1, "modified": 1 if before else 0, "deleted": 0}
+    assert rebuilt.complete, (rebuilt.problems, rebuilt.missing)
+    assert snapshot(tmp_path / "r") == snapshot(tmp_path / "w")
 
 
 def test_the_viewer_shows_the_diff_not_the_content_kept_for_rebuilding(tmp_path: Path) -> None:

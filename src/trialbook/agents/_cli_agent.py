@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from .._util.fsutil import atomic_write_text
 from ..evidence import AgentResult, StopReason, Turn
-from ..fsutil import atomic_write_text
 from ..masking import Masker
-from ..sandbox._isolation import install_root
-from ..sandbox._network import relay_for
+from ..sandbox import install_root, relay_for
 from ._cli_run import CliRun, run_cli
 from ._cli_support import Options, find_binary, masker_for, probe_version
 from ._npm_install import VERSION, installed_binary

@@ -9,8 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..sandbox._capture import OutputCapture
-from ..sandbox._isolation import Isolation
+from ..sandbox import Isolation, OutputCapture
 from ..sandbox.process import run_process
 from ..sandbox.supervisor import TRIAL_MARKER, supervisor
 

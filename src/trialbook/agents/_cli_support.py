@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from .._owner import temp_prefix
+from .._util.owner import temp_prefix
 from ..errors import ConfigError
 from ..evidence import JsonValue
 from ..masking import SHORT_SECRET, Masker, credential_items

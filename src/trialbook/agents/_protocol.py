@@ -13,8 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from ..evidence import AgentResult, DeclaredInput, JsonValue
 from ..masking import Masker
-from ..sandbox._capture import OutputCapture
-from ..sandbox._isolation import Isolation
+from ..sandbox import Isolation, OutputCapture
 
 __all__ = ["Agent", "AgentFactory", "AgentSpec", "AgentTask", "Availability"]
 

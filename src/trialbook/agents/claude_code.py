@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .._owner import temp_prefix
+from .._util.owner import temp_prefix
 from ..evidence import AgentResult, JsonObject, StopReason, Turn, safe_configuration
 from ._audited import audit_proxy, with_audit
 from ._claude_stream import ClaudeStream, parse_claude_stream

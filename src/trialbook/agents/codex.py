@@ -12,8 +12,8 @@ import contextlib
 import json
 from pathlib import Path
 
+from .._util.fsutil import atomic_write_text
 from ..evidence import AgentResult, JsonObject, StopReason, Turn, safe_configuration
-from ..fsutil import atomic_write_text
 from ._audited import audit_proxy, with_audit
 from ._cli_agent import CliAgent, failed_result, stopped_outcome, uncorrelated
 from ._cli_run import CliRun

@@ -24,12 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from .._words import plural
+from .._util.fsutil import atomic_write_bytes, atomic_write_text
+from .._util.words import plural
 from ..errors import ConfigError
 from ..evidence import AgentResult, StopReason
-from ..fsutil import atomic_write_bytes, atomic_write_text
-from ..sandbox._capture import OutputCapture
-from ..sandbox._shims import bash_path
+from ..sandbox import OutputCapture, bash_path
 from ..sandbox.process import ProcessOutcome, run_process
 from ._fences import ShellStep, shell_steps
 from ._local import LocalAgent, LocalStep, local_result

@@ -16,10 +16,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TypeAlias
 
+from .._util.fsutil import atomic_write_text
 from ..errors import ConfigError
 from ..evidence import AgentResult, JsonValue, StopReason
-from ..fsutil import atomic_write_text
-from ..sandbox._shims import bash_path
+from ..sandbox import bash_path
 from ..sandbox.process import run_process
 from ._local import LocalAgent, LocalStep, local_result
 from ._protocol import Agent, AgentSpec, AgentTask

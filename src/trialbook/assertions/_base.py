@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from ..evidence import AssertionRecord, JsonObject, JsonValue
-from ._trial import Call, FinishedTrial
+from ..evidence import AssertionRecord, Call, JsonObject, JsonValue
+from ._trial import FinishedTrial
+
+if TYPE_CHECKING:
+    from ._judge import JudgeAsker
 
 __all__ = [
     "Assertion",
     "CheckProgress",
+    "check_one",
     "describe_calls",
     "evaluate_all",
     "exit_text",
@@ -61,23 +65,39 @@ class CheckProgress:
 
 
 def evaluate_all(
-    assertions: Sequence[Assertion], trial: FinishedTrial, progress: CheckProgress | None = None
+    assertions: Sequence[Assertion],
+    trial: FinishedTrial,
+    progress: CheckProgress | None = None,
+    judges: JudgeAsker | None = None,
 ) -> tuple[AssertionRecord, ...]:
     """Check every assertion, in order, even after a failure, so one run shows every problem.
 
     A check that raises becomes a failed record with ``error`` set instead of ending the trial: one broken
-    custom check must not hide what the other assertions found.
+    custom check must not hide what the other assertions found. ``judges`` answers ``judge`` assertions;
+    without it they record an error.
     """
     progress = progress if progress is not None else CheckProgress()
     records = progress.records
     for assertion in assertions:
         progress.running = assertion.label
         try:
-            records.append(assertion.check(trial))
+            records.append(check_one(assertion, trial, judges))
         except Exception as exc:
             records.append(unfinished(assertion, "the check could not run", f"{type(exc).__name__}: {exc}"))
     progress.running = None
     return tuple(records)
+
+
+def check_one(
+    assertion: Assertion, trial: FinishedTrial, judges: JudgeAsker | None = None
+) -> AssertionRecord:
+    """One assertion's record: a ``judge`` check asks through ``judges`` when there are any."""
+    if judges is not None and assertion.kind == "judge":
+        from ._judge import Judge  # loaded only by runs whose evals judge
+
+        if isinstance(assertion, Judge):
+            return assertion.judge(trial, judges)
+    return assertion.check(trial)
 
 
 def unfinished(assertion: Assertion, actual: str, error: str | None) -> AssertionRecord:

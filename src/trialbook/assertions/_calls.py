@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..evidence import AssertionRecord, JsonObject
+from ..evidence import AssertionRecord, Call, JsonObject
 from ._base import describe_calls, make_label, numbered
 from ._pattern import Pattern, PatternLike
-from ._trial import Call, FinishedTrial
+from ._trial import FinishedTrial
 
 __all__ = ["NotRan", "Ran", "RanInOrder", "not_ran", "ran", "ran_in_order"]
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from .._util.hashing import tagged_sha256
 from ..evidence import AssertionRecord, JsonObject
-from ..hashing import tagged_sha256
 from ._base import make_label
 from ._trial import FinishedTrial
 

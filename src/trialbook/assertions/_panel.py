@@ -16,13 +16,17 @@ from typing import Literal
 __all__ = [
     "ANSWER_SHAPE",
     "MAX_REASON_CHARS",
+    "PREFERENCE_SHAPE",
     "Answer",
+    "PairwiseTally",
     "PanelVerdict",
     "Rule",
     "calibration_misses",
     "pairwise",
     "panel_verdict",
     "parse_answer",
+    "parse_preference",
+    "tally_pairwise",
 ]
 
 Rule = Literal["majority", "unanimous"]
@@ -30,6 +34,9 @@ PanelVerdict = Literal["pass", "fail", "tie", "error"]
 
 ANSWER_SHAPE = '{"verdict": "pass" | "fail", "reason": "<one or two sentences>"}'
 """The one JSON object every judge must answer with, as the request states it."""
+
+PREFERENCE_SHAPE = '{"better": "first" | "second", "reason": "<one or two sentences>"}'
+"""The one JSON object a judge comparing two responses must answer with."""
 
 MAX_REASON_CHARS = 2000
 """A reason longer than this is cut when recorded: a judge's explanation, not a second transcript."""
@@ -44,6 +51,16 @@ class Answer:
     error: str | None = None
 
 
+def _json_body(text: str) -> str:
+    """``text`` without a fenced ``json`` block around it (models add one out of habit)."""
+    body = text.strip()
+    if body.startswith("```") and body.endswith("```") and len(body) >= 6:
+        body = body[3:-3].strip()
+        if body.startswith("json"):
+            body = body[4:].strip()
+    return body
+
+
 def parse_answer(text: str | None) -> Answer:
     """Read a judge's answer strictly: one JSON object with ``verdict`` and ``reason`` and nothing else.
 
@@ -53,13 +70,8 @@ def parse_answer(text: str | None) -> Answer:
     """
     if text is None:
         return Answer(None, "", "the judge returned no text")
-    body = text.strip()
-    if body.startswith("```") and body.endswith("```") and len(body) >= 6:
-        body = body[3:-3].strip()
-        if body.startswith("json"):
-            body = body[4:].strip()
     try:
-        value = json.loads(body)
+        value = json.loads(_json_body(text))
     except ValueError:
         return Answer(None, "", f"the answer is not JSON of the shape {ANSWER_SHAPE}")
     if not isinstance(value, dict) or set(value) != {"verdict", "reason"}:
@@ -71,6 +83,31 @@ def parse_answer(text: str | None) -> Answer:
     if not isinstance(reason, str):
         return Answer(None, "", f"reason must be a string, got {type(reason).__name__}")
     return Answer(verdict, reason[:MAX_REASON_CHARS])
+
+
+def parse_preference(text: str | None) -> Answer:
+    """Read a pairwise answer as strictly as :func:`parse_answer`: ``{"better", "reason"}`` and nothing else.
+
+    It is returned as an :class:`Answer` whose ``pass`` means "the first response is better" and
+    ``fail`` "the second is", so :func:`pairwise` decides from two of them. A missing, extra or
+    misspelt key, or a ``better`` other than ``first``/``second`` (``both``, ``neither``, ``1``), is an
+    error of that judge, never a preference.
+    """
+    if text is None:
+        return Answer(None, "", "the judge returned no text")
+    try:
+        value = json.loads(_json_body(text))
+    except ValueError:
+        return Answer(None, "", f"the answer is not JSON of the shape {PREFERENCE_SHAPE}")
+    if not isinstance(value, dict) or set(value) != {"better", "reason"}:
+        keys = sorted(value) if isinstance(value, dict) else type(value).__name__
+        return Answer(None, "", f"the answer must hold exactly better and reason, got {keys}")
+    better, reason = value["better"], value["reason"]
+    if better not in ("first", "second"):
+        return Answer(None, "", f"better must be 'first' or 'second', got {better!r}")
+    if not isinstance(reason, str):
+        return Answer(None, "", f"reason must be a string, got {type(reason).__name__}")
+    return Answer("pass" if better == "first" else "fail", reason[:MAX_REASON_CHARS])
 
 
 def panel_verdict(answers: Sequence[Answer], rule: Rule) -> PanelVerdict:
@@ -122,4 +159,27 @@ def calibration_misses(
         raise ValueError(f"{len(expected)} examples but {len(decided)} panel verdicts")
     return tuple(
         index for index, (want, got) in enumerate(zip(expected, decided, strict=True)) if want != got
+    )
+
+
+@dataclass(frozen=True)
+class PairwiseTally:
+    """How one judge's pairwise decisions over a compared pair came out, decision by decision.
+
+    ``errors`` counts the decisions where either order's answer was unusable: never a preference.
+    """
+
+    with_preferred: int = 0
+    without_preferred: int = 0
+    ties: int = 0
+    errors: int = 0
+
+
+def tally_pairwise(decisions: Sequence[Literal["pass", "fail", "tie"] | None]) -> PairwiseTally:
+    """Count :func:`pairwise` decisions, each made with the ``with`` arm's material as ``first``."""
+    return PairwiseTally(
+        with_preferred=sum(1 for decision in decisions if decision == "pass"),
+        without_preferred=sum(1 for decision in decisions if decision == "fail"),
+        ties=sum(1 for decision in decisions if decision == "tie"),
+        errors=sum(1 for decision in decisions if decision is None),
     )

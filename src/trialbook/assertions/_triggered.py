@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from ..evidence import AgentResult, AssertionRecord, JsonObject
 from ._base import make_label
-from ._inputs import find_row, uses_skill
+from ._loaded import find_row, uses_skill
 from ._trial import FinishedTrial
 
 __all__ = ["Triggered", "trigger_state"]

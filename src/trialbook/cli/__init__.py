@@ -9,7 +9,7 @@ import click
 
 from .. import __version__
 from ._config import config_default_map
-from ._lazy import LazyCommand, LazyGroup, freeze_imports
+from ._lazy import LazyCommand, LazyGroup
 
 __all__ = ["cli", "main"]
 
@@ -96,6 +96,5 @@ def cli(ctx: click.Context) -> None:
 
 def main() -> None:
     """Console-script entry point (also ``python -m trialbook``)."""
-    freeze_imports()  # a process of its own: what the command imports stays for its whole life
     # The command line as given, for a command that must re-execute itself (ci --stage run).
     cli(obj={"argv": sys.argv[1:]})

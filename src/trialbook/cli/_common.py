@@ -9,8 +9,8 @@ from typing import Any, TypeVar
 
 import click
 
+from .._util.fsutil import atomic_write_text
 from ..errors import TrialbookError
-from ..fsutil import atomic_write_text
 
 __all__ = [
     "DEFAULT_HISTORY_DIR",

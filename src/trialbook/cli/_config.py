@@ -115,7 +115,7 @@ def _apply(
             checked = _value(path, f"{prefix} {key}".lstrip(), command, param, value)
             out.setdefault(command_name, {})[name] = checked
         if not matched:
-            from ..runner._selection import closest  # the runner, loaded only to word this error
+            from ..runner import closest  # the runner, loaded only to word this error
 
             known = sorted({n.replace("_", "-") for c in targets.values() for n in _params(c)})
             raise ConfigError(

@@ -14,8 +14,7 @@ import click
 
 from ..errors import ExitCode
 from ..evidence import JsonObject, JsonValue
-from ..runner import RunOptions, RunReport
-from ..runner._manifest import pair_json
+from ..runner import RunOptions, RunReport, pair_json
 from ._output import write_report_files
 
 __all__ = ["JSON_VERSION", "document", "echo_json", "emit_json", "plan_json", "run_json"]

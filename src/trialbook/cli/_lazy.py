@@ -9,7 +9,6 @@ those summaries against the commands' real help so the listing cannot drift.
 
 from __future__ import annotations
 
-import gc
 import importlib
 from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
@@ -19,21 +18,7 @@ import click
 
 from ._common import TrialbookGroup
 
-__all__ = ["LazyCommand", "LazyGroup", "freeze_imports"]
-
-
-_FREEZE: list[bool] = []
-"""Non-empty in the console script's process: a loaded command's imports are frozen (``gc.freeze``)."""
-
-
-def freeze_imports() -> None:
-    """In a process of its own (the console script), keep what commands import out of later gc passes.
-
-    ``gc.freeze`` moves every object tracked so far into a generation the collector never looks at
-    again: right for the modules, classes and functions of a short-lived command-line process, not for
-    a test session or an application that calls the CLI in-process, which do not call this.
-    """
-    _FREEZE.append(True)
+__all__ = ["LazyCommand", "LazyGroup"]
 
 
 @dataclass(frozen=True)
@@ -53,19 +38,7 @@ class _Commands(MutableMapping[str, click.Command]):
 
     def _load(self, name: str) -> click.Command:
         module, _, attribute = self._lazy[name].target.partition(":")
-        # Importing a command (``eval``: the runner, the spec, the evidence; some 140 modules) makes
-        # objects that all live as long as the process, so the cyclic collector's passes over them,
-        # dozens while importing and again in every later full pass, find nothing to free. The
-        # console script then also freezes them, out of every later pass (see ``freeze_imports``).
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            command = getattr(importlib.import_module(module, __package__), attribute)
-        finally:
-            if collecting:
-                if _FREEZE:
-                    gc.freeze()
-                gc.enable()
+        command = getattr(importlib.import_module(module, __package__), attribute)
         assert isinstance(command, click.Command), f"{module}:{attribute} is not a click command"
         self._loaded[name] = command
         return command

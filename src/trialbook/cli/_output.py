@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
-from .._words import plural
+from .._util.fsutil import NotDurableError, atomic_write_text
+from .._util.words import plural
 from ..errors import ExitCode
-from ..fsutil import NotDurableError, atomic_write_text
 from ..report.terminal import render_table, visible
-from ..runner import RunOptions, RunReport
-from ..runner._arms import comparisons
-from ..runner._review import entry_remarks, review_of, table_rows
-from ..runner._triggers import trigger_groups
-from ..runner._versions import drift_headlines, version_drift
+from ..runner import (
+    RunOptions,
+    RunReport,
+    comparisons,
+    drift_headlines,
+    entry_remarks,
+    review_of,
+    table_rows,
+    trigger_groups,
+    version_drift,
+)
 
 __all__ = ["emit_report", "render_plan", "write_report_files"]
 
@@ -58,15 +65,28 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
         click.echo(report.nothing_to_rerun)
         return ExitCode.OK
     if report.dry_run:
-        click.echo(mask(render_plan(report)))
-        if report.refusals:
-            click.echo("\nthe real run would refuse to start:", err=True)
-            for problem in report.refusals:
-                click.echo(mask("  " + problem.replace("\n", "\n  ")), err=True)
-            return ExitCode.BAD_INPUT
-        return ExitCode.OK
+        return _emit_dry_run(report, mask)
     click.echo("")
     click.echo(mask(render_table(table_rows(report))))
+    _emit_comparisons(report, mask)
+    _emit_spending(report, options)
+    _emit_closing(report, mask)
+    return write_report_files(report, options)
+
+
+def _emit_dry_run(report: RunReport, mask: Callable[[str], str]) -> int:
+    """The plan, and what would make the real run refuse to start (exit 2 then)."""
+    click.echo(mask(render_plan(report)))
+    if not report.refusals:
+        return ExitCode.OK
+    click.echo("\nthe real run would refuse to start:", err=True)
+    for problem in report.refusals:
+        click.echo(mask("  " + problem.replace("\n", "\n  ")), err=True)
+    return ExitCode.BAD_INPUT
+
+
+def _emit_comparisons(report: RunReport, mask: Callable[[str], str]) -> None:
+    """With and without arms, agent-version drift and trigger groups, each under its own heading."""
     compared = comparisons(report.plan, report.results)
     if compared:
         lines = [f"{pair.eval_id} [{pair.agent}]  {pair.comparison.text()}" for pair in compared]
@@ -81,6 +101,10 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
     if groups:
         lines = [f"{group.eval_id} [{group.agent}] skill {group.skill}  {group.text()}" for group in groups]
         click.echo("\ntriggers:\n" + mask("\n".join(f"  {line}" for line in lines)))
+
+
+def _emit_spending(report: RunReport, options: RunOptions) -> None:
+    """Costs that are unknown or estimated, the budget's stop, and the trials adaptive trials saved."""
     ledger = report.ledger
     if ledger.unknown_cost_trials:
         click.echo(
@@ -100,12 +124,16 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
         )
     saved = sum(result.saved for result in report.results)
     if saved:
-        adaptive = sum(1 for result in report.results if result.entry.spec.min_trials is not None)
-        planned = sum(result.planned for result in report.results if result.entry.spec.min_trials is not None)
+        adaptive = [result for result in report.results if result.entry.spec.min_trials is not None]
+        planned = sum(result.planned for result in adaptive)
         click.echo(
             f"\nadaptive trials: {saved} of {planned} planned trials not needed "
-            f"({adaptive} eval × agent pair(s) stopped once their verdict was decided)"
+            f"({len(adaptive)} eval × agent pair(s) stopped once their verdict was decided)"
         )
+
+
+def _emit_closing(report: RunReport, mask: Callable[[str], str]) -> None:
+    """Notes per pair, a cancellation, kept sandboxes, history and durability problems, the results folder."""
     notes = [
         f"note: {result.entry.spec.id} [{result.entry.label}]: {note}"
         for result in report.results
@@ -113,8 +141,8 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
     ]
     if notes:
         click.echo("\n" + mask("\n".join(notes)))
-    cancelled = sum(result.cancelled for result in report.results)
     if report.cancelled_by is not None:
+        cancelled = sum(result.cancelled for result in report.results)
         name = signal.Signals(report.cancelled_by).name
         click.echo(f"\ncancelled by {name}: {cancelled} trial(s) not finished; their evals are incomplete")
     kept = [o.sandbox_path for r in report.results for o in r.outcomes if o.sandbox_path is not None]
@@ -128,7 +156,6 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
         click.echo(f"error: {report.durability_error}", err=True)
     if report.suite is not None and report.suite_path is not None:
         click.echo(f"\nresults: {report.suite_path.parent}")
-    return write_report_files(report, options)
 
 
 def write_report_files(report: RunReport, options: RunOptions) -> int:

@@ -118,7 +118,7 @@ class TerminalProgress:
             line = self._fit(self.masker.text(f"[{event.done}/{event.total}] {where}: {event.summary}"))
             details = [self._fit(DETAIL_INDENT + self.masker.text(d)) for d in event.details]
             if self.github and details:
-                from ..github._commands import escape_data
+                from ..github import escape_data
 
                 self._write(self.out, f"::group::{escape_data(line)}")
                 for detail in details:

@@ -9,11 +9,18 @@ from pathlib import Path
 import click
 
 from ..errors import ExitCode, TrialbookError
-from ..github import DEFAULT_LABEL
-from ..github._ci import CiInputs, fetch_history, run_ci, run_stage
-from ..github._scrub import reexec_without_tokens, token_variables
-from ..github._state import CiState
-from ..github._stopped import hand_over_error, report_stopped
+from ..github import (
+    DEFAULT_LABEL,
+    CiInputs,
+    CiState,
+    fetch_history,
+    hand_over_error,
+    reexec_without_tokens,
+    report_stopped,
+    run_ci,
+    run_stage,
+    token_variables,
+)
 from ..runner import handle_signals
 from ..select import parse_shard
 from ._actions_step import ActionsStepCommand, probe_option

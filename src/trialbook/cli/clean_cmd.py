@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from ..leftovers import sweep
-from ..runner._folder import sweep_partials, unusable_path
+from ..runner import sweep_partials, unusable_path
+from ..sandbox.leftovers import sweep
 from ._common import env_option
 
 __all__ = ["clean_command"]

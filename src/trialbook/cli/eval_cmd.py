@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from ..errors import UsageError
-from ..history._network import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_IDLE_TIMEOUT_S
+from ..history import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_IDLE_TIMEOUT_S
 from ..runner import RunOptions, SilentSink, handle_signals, run
 from ..select import parse_shard
 from ._common import DEFAULT_HISTORY_DIR, env_option, history_place, paths_argument, rescore_from_option
@@ -73,9 +73,9 @@ def run_options(params: Mapping[str, Any]) -> RunOptions:
     )
 
 
-def run_parameters(command: F) -> F:
-    """Attach the options every running command shares (``eval`` and ``ci``)."""
-    options = [
+def _trial_options() -> list[Callable[[F], F]]:
+    """Which agents and trials run, how many at once, and what they may cost."""
+    return [
         env_option(
             "--agent",
             multiple=True,
@@ -128,6 +128,12 @@ def run_parameters(command: F) -> F:
         env_option(
             "--base", default="origin/main", show_default=True, help="Git ref --changed compares against."
         ),
+    ]
+
+
+def _history_options() -> list[Callable[[F], F]]:
+    """Where verdicts are kept and how the history remote is reached."""
+    return [
         env_option(
             "--history-dir",
             type=click.Path(file_okay=False),
@@ -161,6 +167,12 @@ def run_parameters(command: F) -> F:
             metavar="SECONDS",
             help="Seconds to wait for each answer of the history remote before a fetch or push fails.",
         ),
+    ]
+
+
+def _output_options() -> list[Callable[[F], F]]:
+    """Where the run's files go, which evals it selects, and the switches that change what runs."""
+    return [
         env_option(
             "--results-dir",
             type=click.Path(file_okay=False),
@@ -203,6 +215,11 @@ def run_parameters(command: F) -> F:
         ),
         env_option("--github-token", help="Token for pushing the history branch over HTTPS."),
     ]
+
+
+def run_parameters(command: F) -> F:
+    """Attach the options every running command shares (``eval`` and ``ci``)."""
+    options = [*_trial_options(), *_history_options(), *_output_options()]
     for option in reversed(options):
         command = option(command)
     return paths_argument()(command)
@@ -227,13 +244,13 @@ def eval_command(as_json: bool, **params: Any) -> None:
             from ._json import emit_json
 
             # Only the document on stdout: notices (forecast, warnings) go to stderr.
-            report = run(options, SilentSink(), notice=lambda text: click.echo(text, err=True))
+            report = run(options, SilentSink(), notice=lambda note: click.echo(str(note), err=True))
             code = emit_json(report, options)
         else:
             progress = TerminalProgress(concurrency=options.concurrency)
             try:
                 report = run(
-                    options, progress, notice=lambda text: click.echo(text, err=text.startswith("warning"))
+                    options, progress, notice=lambda note: click.echo(str(note), err=note.level == "warning")
                 )
             finally:
                 progress.close()

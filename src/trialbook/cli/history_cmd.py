@@ -10,8 +10,8 @@ from pathlib import Path
 import click
 
 from ..history import HistoryLine, open_store
-from ..report.flaky import WINDOW
 from ..report.history_view import history_json, render_history
+from ..scoring.flaky import WINDOW
 from ._common import DEFAULT_HISTORY_DIR, env_option, history_place
 
 __all__ = ["history_command", "read_history"]

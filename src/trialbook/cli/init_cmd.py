@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
+from .._util.fsutil import atomic_write_text
 from ..errors import UsageError
-from ..fsutil import atomic_write_text
 from ._starter import STARTER, STARTER_NAME
 from .schema_cmd import schema_text
 

@@ -14,8 +14,8 @@ from types import FrameType
 
 import click
 
+from .._util.fsutil import atomic_write_text
 from ..errors import UsageError
-from ..fsutil import atomic_write_text
 from ..testing import ModelServer, load_replies
 
 __all__ = ["model_command"]

@@ -9,9 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import TrialbookError
-from ..github import DEFAULT_LABEL
-from ..github._ci import CiInputs, publish
-from ..github._stopped import report_stopped
+from ..github import DEFAULT_LABEL, CiInputs, publish, report_stopped
 from ..report.markdown import sticky_marker
 from ._actions_step import ActionsStepCommand
 from ._common import env_option

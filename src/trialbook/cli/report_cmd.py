@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
+from .._util.fsutil import atomic_write_text
 from ..evidence import load_suite
-from ..fsutil import atomic_write_text
-from ..report._rows import ListedEval, ReviewRow
+from ..report import ListedEval, ReviewRow
 from ..report.html import render_html
 from ..report.junit import render_junit
 from ..report.markdown import render_summary

@@ -7,11 +7,9 @@ from pathlib import Path
 import click
 
 from ..errors import ExitCode, UsageError
-from ..runner import RunOptions, handle_signals
+from ..evidence import latest_run
+from ..runner import MANIFEST, NOT_RESCORABLE, RunOptions, handle_signals, read_manifest
 from ..runner import run as run_evals
-from ..runner._manifest import MANIFEST, read_manifest
-from ..runner._rescore import NOT_RESCORABLE
-from ..runner._runs import latest_run
 from ._common import DEFAULT_HISTORY_DIR, env_option, history_place
 from ._output import emit_report
 from ._progress import TerminalProgress
@@ -111,7 +109,7 @@ def rescore_command(
         progress = TerminalProgress(concurrency=1)
         try:
             report = run_evals(
-                options, progress, notice=lambda text: click.echo(text, err=text.startswith("warn"))
+                options, progress, notice=lambda note: click.echo(str(note), err=note.level == "warning")
             )
         finally:
             progress.close()

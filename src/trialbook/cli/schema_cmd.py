@@ -6,7 +6,7 @@ import json
 
 import click
 
-from ..spec import eval_file_schema
+from ..evalfiles import eval_file_schema
 
 __all__ = ["schema_command", "schema_text"]
 

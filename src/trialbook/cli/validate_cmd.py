@@ -9,10 +9,9 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError, ExitCode, TrialbookError
+from ..evalfiles import EvalSpec, shared_family_warnings
 from ..evidence import JsonObject
-from ..runner import RunOptions, load_specs
-from ..runner._secrets import run_secrets
-from ..spec import EvalSpec
+from ..runner import RunOptions, load_specs, run_secrets
 from ._common import paths_argument
 from ._json import document, echo_json
 
@@ -43,6 +42,9 @@ def _load(options: RunOptions) -> list[EvalSpec]:
         raise ConfigError(secrets.problems)
     for warning in secrets.warnings:
         click.echo(f"warning: {warning}", err=True)
+    for spec in specs:
+        for warning in shared_family_warnings(spec):
+            click.echo(f"warning: {warning}", err=True)
     return specs
 
 

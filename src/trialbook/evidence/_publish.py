@@ -3,7 +3,7 @@
 A reader of ``suite.json`` (a person, the job summary, the history writer) must see either the previous
 complete file or the new complete file. A crash, a full disk or an unserializable value half-way through
 must never leave a truncated file that looks like a finished run, so every save goes through
-:func:`trialbook.fsutil.atomic_write_bytes`: a temporary file in the same folder, fsynced, and only then
+:func:`trialbook._util.fsutil.atomic_write_bytes`: a temporary file in the same folder, fsynced, and only then
 renamed over the target.
 """
 
@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..fsutil import NotDurableError, atomic_write_bytes
+from .._util.fsutil import NotDurableError, atomic_write_bytes
 from ._codec import suite_from_json, suite_to_json
 from ._errors import EvidenceError, EvidenceSchemaError, EvidenceWriteError
 from ._json import JsonObject
@@ -28,7 +28,7 @@ StrPath = str | os.PathLike[str]
 def publish_json(path: StrPath, data: JsonObject) -> None:
     """Write ``data`` as UTF-8 JSON to ``path`` with trialbook's one durable write.
 
-    That is :func:`trialbook.fsutil.atomic_write_bytes` (temp file, fsync, rename); this adds the
+    That is :func:`trialbook._util.fsutil.atomic_write_bytes` (temp file, fsync, rename); this adds the
     serialization and turns its failures into :class:`EvidenceWriteError`. The folder must exist.
 
     Raises:

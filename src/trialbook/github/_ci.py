@@ -16,24 +16,32 @@ Actions environment.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from ..errors import ExitCode, TrialbookError
+from ..evalfiles import EvalSpec
 from ..history import HistoryError, open_store
 from ..masking import Masker
-from ..report._rows import BaseResult
+from ..report import BaseResult
 from ..report.markdown import render_pr_comment, render_summary, sticky_marker
-from ..runner import ProgressSink, RunOptions, RunReport, load_specs, run
-from ..runner._cancel import current_cancellation
-from ..runner._folder import claim
-from ..runner._record import pending_lines
-from ..runner._review import review_of
-from ..runner._secrets import run_masker
+from ..report.suite_view import Review
+from ..runner import (
+    ProgressSink,
+    RunOptions,
+    RunReport,
+    claim,
+    current_cancellation,
+    load_specs,
+    pending_lines,
+    review_of,
+    run,
+    run_masker,
+)
 from ..select import parse_shard
-from ..spec import EvalSpec
 from ._commands import emit_annotation, mask_secrets
 from ._comment import upsert_sticky_comment
 from ._env import ActionsEnv
@@ -246,7 +254,7 @@ def run_stage(
             strict_agents=inputs.strict_agents,
             isolation=inputs.isolation,
         )
-        report = run(options, sink, notice=lambda text: print(text, flush=True), specs=specs)
+        report = run(options, sink, notice=lambda note: print(note, flush=True), specs=specs)
     except TrialbookError as exc:
         if plan is not None or environ.get("GITHUB_ACTIONS") == "true":
             error = CiState(
@@ -304,12 +312,43 @@ def publish(
     """Record history and report to GitHub from the run step's ``ci.json`` (several folders merge).
 
     Exits with the run's own exit code: publishing problems (a push that cannot land, a comment that
-    cannot be posted) are warnings, never failures of a run whose evals passed.
+    cannot be posted) are warnings, never failures of a run whose evals passed. The steps: read and
+    check the state, say why nothing ran (or record history), write the summary and outputs, annotate
+    failures, post the comment.
     """
     env = ActionsEnv.from_environ(environ)
     token = inputs.github_token
     if announce_masks:
         mask_secrets([token] if token else [])
+    state = _trusted_state(state, inputs, env, folders)
+    mask = Masker([token] if token else []).text
+    outcome = CiOutcome(exit_code=state.exit_code, reason=state.reason)
+    cancelled = cancellation_message(state.exit_code)
+    if cancelled is not None:
+        emit_annotation("error", cancelled)
+    if not state.ran or state.error is not None:
+        _report_nothing_ran(state, env, mask, cancelled)
+        return outcome
+    outcome.history_warning = _record_history(state, inputs, env)
+    if outcome.history_warning is not None:
+        _missing_token(environ, outcome, token, "push history")
+    title = f"{TITLE}: {inputs.comment_header}" if inputs.comment_header else TITLE
+    _report_run(state, env, mask, title, cancelled, outcome.history_warning)
+    for command in failure_annotations(state.review.rows, state.eval_files):
+        print(mask(command), flush=True)
+    if state.comment:
+        _comment(state, inputs, environ, outcome, mask, title)
+    return outcome
+
+
+def _trusted_state(
+    state: CiState | None, inputs: CiInputs, env: ActionsEnv, folders: tuple[Path, ...]
+) -> CiState:
+    """The state to publish: read from the results folders as untrusted data unless given.
+
+    A ``workflow_run``'s artifact is another run's, which a fork's code may have written: its history
+    lines are dropped and nothing is pushed.
+    """
     if state is None:
         states, replaced = latest_attempts([_read_untrusted(f) for f in folders or (inputs.results_dir,)])
         for note in replaced:
@@ -319,103 +358,113 @@ def publish(
             _warn_unrun_shards(state)
         # Read from results folders: data the job that ran the agents wrote, checked before any use.
         _check_folders(state, inputs, env, folders)
-    mask = Masker([token] if token else []).text
-    if env.event_name == "workflow_run":
-        # The artifact of another run, which a fork's code may have written: its lines are never recorded.
-        if state.history_lines:
-            print(
-                "trialbook publish: the history lines of a workflow_run's artifact are not recorded "
-                "(a pull request's run could have forged them).",
-                flush=True,
-            )
-        state = replace(state, push=False, history_lines=())
-    outcome = CiOutcome(exit_code=state.exit_code, reason=state.reason)
-    cancelled = cancellation_message(state.exit_code)
+    if env.event_name != "workflow_run":
+        return state
+    if state.history_lines:
+        print(
+            "trialbook publish: the history lines of a workflow_run's artifact are not recorded "
+            "(a pull request's run could have forged them).",
+            flush=True,
+        )
+    return replace(state, push=False, history_lines=())
+
+
+def _report_nothing_ran(
+    state: CiState, env: ActionsEnv, mask: Callable[[str], str], cancelled: str | None
+) -> None:
+    """The job summary and outputs of a run that ran no trial or stopped on an error."""
+    text = f"Nothing ran: {state.reason}" if state.error is None else f"The run stopped: {state.error}"
     if cancelled is not None:
-        emit_annotation("error", cancelled)
-    if not state.ran or state.error is not None:
-        text = f"Nothing ran: {state.reason}" if state.error is None else f"The run stopped: {state.error}"
-        if cancelled is not None:
-            text = f"{cancelled}\n\n{text}"
-        if state.error is not None:
-            emit_annotation("error", mask(state.error))
-        markdown = mask(f"## {TITLE}\n\n{text}\n")  # the `summary` output is the job summary, as documented
-        if env.summary_path is not None:
-            write_summary(env.summary_path, markdown)
-        if env.output_path is not None:
-            write_outputs(
-                env.output_path,
-                action_outputs(passed=0, failed=0, cached=0, cost_usd=0.0, summary=markdown),
-            )
-        return outcome
-    outcome.history_warning = _record_history(state, inputs, env)
-    if outcome.history_warning is not None:
-        _missing_token(environ, outcome, token, "push history")
+        text = f"{cancelled}\n\n{text}"
+    if state.error is not None:
+        emit_annotation("error", mask(state.error))
+    markdown = mask(f"## {TITLE}\n\n{text}\n")  # the `summary` output is the job summary, as documented
+    if env.summary_path is not None:
+        write_summary(env.summary_path, markdown)
+    if env.output_path is not None:
+        write_outputs(
+            env.output_path, action_outputs(passed=0, failed=0, cached=0, cost_usd=0.0, summary=markdown)
+        )
+
+
+def _report_run(
+    state: CiState,
+    env: ActionsEnv,
+    mask: Callable[[str], str],
+    title: str,
+    cancelled: str | None,
+    history_warning: str | None,
+) -> None:
+    """The job summary and the step's outputs of a run that ran."""
     review = state.review
-    listings = {"cached": review.cached, "skipped": review.skipped, "unstarted": review.unstarted}
-    title = f"{TITLE}: {inputs.comment_header}" if inputs.comment_header else TITLE
-    summary = render_summary(
-        review.rows,
-        **listings,
-        artifact_url=env.run_url,
-        title=title,
-        comparisons=review.comparisons,
-        triggers=review.triggers,
-        versions=review.versions,
-    )
+    summary = render_summary(review.rows, **_listings(review), artifact_url=env.run_url, title=title)
     if cancelled is not None:
         # Right under the heading: the counts below are of a run that did not finish.
         summary = summary.replace("\n\n", f"\n\n> [!CAUTION]\n> {cancelled}\n\n", 1)
-    if outcome.history_warning is not None:
-        emit_annotation("warning", mask(f"History was not recorded: {outcome.history_warning}"))
-        summary += f"\n> [!WARNING]\n> History was not recorded: {outcome.history_warning}\n"
+    if history_warning is not None:
+        emit_annotation("warning", mask(f"History was not recorded: {history_warning}"))
+        summary += f"\n> [!WARNING]\n> History was not recorded: {history_warning}\n"
     summary = mask(summary)
     if env.summary_path is not None:
         write_summary(env.summary_path, summary)
+    if env.output_path is None:
+        return
     costs = [row.cost_usd for row in review.rows]
-    if env.output_path is not None:
-        write_outputs(
-            env.output_path,
-            action_outputs(
-                passed=sum(1 for row in review.rows if row.verdict == "pass"),
-                failed=sum(1 for row in review.rows if row.verdict in ("fail", "error", "vacuous")),
-                cached=len(review.cached),
-                cost_usd=None if any(c is None for c in costs) else sum(c for c in costs if c is not None),
-                summary=summary,
-            ),
+    outputs = action_outputs(
+        passed=sum(1 for row in review.rows if row.verdict == "pass"),
+        failed=sum(1 for row in review.rows if row.verdict in ("fail", "error", "vacuous")),
+        cached=len(review.cached),
+        cost_usd=None if any(c is None for c in costs) else sum(c for c in costs if c is not None),
+        summary=summary,
+    )
+    write_outputs(env.output_path, outputs)
+
+
+def _listings(review: Review) -> dict[str, Any]:
+    """What the summary and the comment both list beside the rows: cached, skipped, unstarted, compared."""
+    return {
+        "cached": review.cached,
+        "skipped": review.skipped,
+        "unstarted": review.unstarted,
+        "comparisons": review.comparisons,
+        "triggers": review.triggers,
+        "versions": review.versions,
+    }
+
+
+def _comment(
+    state: CiState,
+    inputs: CiInputs,
+    environ: Mapping[str, str],
+    outcome: CiOutcome,
+    mask: Callable[[str], str],
+    title: str,
+) -> None:
+    """Post or update the sticky PR comment; a failure is a warning on ``outcome``."""
+    env = ActionsEnv.from_environ(environ)
+    token = inputs.github_token
+    target = comment_target(env, token, inputs.label)
+    if target.number is None:
+        print(mask(f"trialbook publish: no PR comment: {target.reason}."), flush=True)
+    elif not token:
+        outcome.comment_failure = "no github-token was given"
+        _missing_token(environ, outcome, token, "post the PR comment")
+    else:
+        review = state.review
+        marker = sticky_marker(inputs.comment_header)
+        body = render_pr_comment(
+            review.rows,
+            **_listings(review),
+            artifact_url=env.run_url,
+            title=title,
+            run_url=env.run_url,
+            marker=marker,
+            head_sha=target.head,
+            updated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         )
-    for command in failure_annotations(review.rows, state.eval_files):
-        print(mask(command), flush=True)
-    if state.comment:
-        target = comment_target(env, token, inputs.label)
-        if target.number is None:
-            print(mask(f"trialbook publish: no PR comment: {target.reason}."), flush=True)
-        elif not token:
-            outcome.comment_failure = "no github-token was given"
-            _missing_token(environ, outcome, token, "post the PR comment")
-        else:
-            marker = sticky_marker(inputs.comment_header)
-            body = mask(
-                render_pr_comment(
-                    review.rows,
-                    cached=review.cached,
-                    skipped=review.skipped,
-                    unstarted=review.unstarted,
-                    artifact_url=env.run_url,
-                    title=title,
-                    run_url=env.run_url,
-                    marker=marker,
-                    head_sha=target.head,
-                    updated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-                    comparisons=review.comparisons,
-                    triggers=review.triggers,
-                    versions=review.versions,
-                )
-            )
-            outcome.comment_failure = _post_comment(token, env, target.number, body, marker, target.head)
-        if outcome.comment_failure is not None:
-            emit_annotation("warning", f"The PR comment was not posted: {outcome.comment_failure}")
-    return outcome
+        outcome.comment_failure = _post_comment(token, env, target.number, mask(body), marker, target.head)
+    if outcome.comment_failure is not None:
+        emit_annotation("warning", f"The PR comment was not posted: {outcome.comment_failure}")
 
 
 def _missing_token(environ: Mapping[str, str], outcome: CiOutcome, token: str | None, what: str) -> None:
@@ -468,7 +517,7 @@ def _planned_pairs(inputs: CiInputs) -> set[tuple[str, str]]:
     pairs (``name-2`` for a second entry of one agent, the ``~without`` arm, the negative control) and
     the agents the action's ``agents`` input may add to an eval.
     """
-    from ..runner._plan import CONTROL_LABEL, WITHOUT_SUFFIX, agent_label
+    from ..runner import CONTROL_LABEL, WITHOUT_SUFFIX, agent_label
 
     try:
         specs = load_specs(RunOptions(paths=inputs.paths))

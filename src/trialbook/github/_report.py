@@ -9,7 +9,7 @@ from __future__ import annotations
 import signal
 from collections.abc import Mapping, Sequence
 
-from ..report._rows import ReviewRow
+from ..report import ReviewRow
 from ._commands import annotation
 
 __all__ = ["ANNOTATION_LIMIT", "action_outputs", "cancellation_message", "failure_annotations"]

@@ -10,22 +10,22 @@ publication. Pure: encoding and decoding only; the folder I/O is at the bottom, 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from ..comparison import ComparedPair
+from .._util.fsutil import atomic_write_text
 from ..errors import ExitCode, UsageError
-from ..evidence import JsonObject
-from ..evidence._bounded import loads_bounded
-from ..fsutil import atomic_write_text
+from ..evidence import JsonObject, loads_bounded
 from ..history import HistoryLine
-from ..report._rows import BaseResult, ListedEval, ReviewRow
-from ..report.flaky import Flakiness, Stability
+from ..report import BaseResult, ListedEval, ReviewRow
 from ..report.suite_view import Review
 from ..report.triggers import checked_group
 from ..report.versions import checked_drift
+from ..scoring.comparison import ComparedPair
+from ..scoring.flaky import Flakiness, Stability
 
 __all__ = [
     "MAX_STATE_BYTES",
@@ -106,6 +106,8 @@ def _row_json(row: ReviewRow) -> dict[str, Any]:
         },
         "note": row.note,
         "cached": row.cached,
+        "judged": row.judged,
+        "judge_cost_usd": row.judge_cost_usd,
     }
 
 
@@ -142,7 +144,17 @@ def _row(data: Mapping[str, Any]) -> ReviewRow:
         ),
         note=str(data["note"]),
         cached=data.get("cached") is True,
+        # Absent in a state written before judges: an eval that did not judge.
+        judged=data.get("judged") is True,
+        judge_cost_usd=_usd(data.get("judge_cost_usd")),
     )
+
+
+def _usd(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) and number >= 0 else None
 
 
 def _listed_json(items: Sequence[ListedEval]) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import TrialbookError
-from ..runner._folder import claim
+from ..runner import claim
 from ._commands import emit_annotation
 from ._files import write_summary
 from ._state import CiState, write_state

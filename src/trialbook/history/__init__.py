@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ._factory import open_store
     from ._git import DEFAULT_BRANCH, GitBranchStore, default_signature
     from ._line import LINE_VERSION, HistoryLine, Verdict, format_started_at, new_run_id, parse_started_at
-    from ._network import NetworkTimeouts
+    from ._network import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_IDLE_TIMEOUT_S, NetworkTimeouts
     from ._protocol import (
         HistoryAuthError,
         HistoryError,
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from ._union import union_lines
 
 _LAZY = {
+    "DEFAULT_CONNECT_TIMEOUT_S": "_network",
+    "DEFAULT_IDLE_TIMEOUT_S": "_network",
     "DirectoryStore": "_directory",
     "open_store": "_factory",
     "DEFAULT_BRANCH": "_git",
@@ -60,6 +62,8 @@ __getattr__, __dir__ = _lazy_exports(__name__, _LAZY)
 
 __all__ = [
     "DEFAULT_BRANCH",
+    "DEFAULT_CONNECT_TIMEOUT_S",
+    "DEFAULT_IDLE_TIMEOUT_S",
     "LINE_VERSION",
     "DirectoryStore",
     "GitBranchStore",

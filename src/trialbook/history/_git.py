@@ -102,6 +102,10 @@ class GitBranchStore:
         """Corrupt lines met while reading, each naming ``branch:path:line``."""
         return list(self._problems)
 
+    def fetch_from(self, remote: Remote) -> None:
+        """Fetch the history branch from ``remote``, keeping the repository handle the fetch returns."""
+        self.repo = remote.fetch(self.repo, self.branch)
+
     def tip(self, ref: str | None) -> pygit2.Oid | None:
         """The commit ``ref`` points at, or ``None``."""
         found = self.repo.references.get(ref) if ref else None

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from trialbook.errors import ConfigError
 
-from ..evidence._bounded import loads_bounded
+from ..evidence import loads_bounded
 from ._line import HistoryLine, parse_started_at
 
 __all__ = ["iter_raw_lines", "latest_line", "parse_history"]

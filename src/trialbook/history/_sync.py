@@ -44,7 +44,7 @@ def sync_branch(store: GitBranchStore, remote: Remote, rng: random.Random) -> Sy
     last_error = "no attempt made"
     for attempt in range(1, store.max_attempts + 1):
         try:
-            store.repo = remote.fetch(store.repo, store.branch)
+            store.fetch_from(remote)
         except HistoryAuthError:
             raise
         except (pygit2.GitError, OSError) as exc:

@@ -20,6 +20,7 @@ from ._policy import (
     length_report,
     length_warning,
 )
+from ._stream import StreamMasker
 
 __all__ = [
     "MASK",
@@ -28,6 +29,7 @@ __all__ = [
     "WEAK_SECRET",
     "Masker",
     "ShortSecretWarning",
+    "StreamMasker",
     "credential_items",
     "enforce_lengths",
     "is_credential_name",

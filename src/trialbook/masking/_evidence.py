@@ -11,8 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, TypeVar
 
-from ..assertions import Call
-from ..evidence import AgentResult, AssertionRecord, JsonValue
+from ..evidence import AgentResult, AssertionRecord, Call, JsonValue
 from ._masker import Masker
 
 __all__ = ["masked_call", "masked_record", "masked_result"]

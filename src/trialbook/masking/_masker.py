@@ -43,6 +43,11 @@ class Masker:
         self._text = re.compile("|".join(re.escape(form) for form in self._forms))
         self._bytes = re.compile(b"|".join(re.escape(utf8(form)) for form in self._forms))
 
+    @property
+    def byte_pattern(self) -> re.Pattern[bytes] | None:
+        """Every form as bytes, longest first (``None`` without secrets): what a stream masker matches."""
+        return self._bytes
+
     def extended(self, secrets: Iterable[str]) -> Masker:
         """A new masker for this one's secrets and ``secrets`` (an adapter's own credentials)."""
         return Masker((*self._values, *secrets))

@@ -19,7 +19,7 @@ class StreamMasker:
 
     def __init__(self, masker: Masker) -> None:
         self._masker = masker
-        self._pattern = masker._bytes  # the byte pattern of every form, longest first
+        self._pattern = masker.byte_pattern
         self._overlap = max((len(utf8(form)) for form in masker.forms), default=1) - 1
         self._held = b""
 

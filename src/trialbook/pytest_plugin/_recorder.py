@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from .._util.fsutil import abandoned_temp_files
 from ..evidence import EvidenceError, load_test, save_suite
-from ..fsutil import abandoned_temp_files
 from ._keys import STATE
 from ._state import FinishedTest, PluginState, property_encodes
 

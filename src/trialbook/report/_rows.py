@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..stats import DEFAULT_ALPHA, RegressionTest, regression_test
-from .flaky import Stability, against_window
+from ..scoring.flaky import Stability, against_window
+from ..scoring.stats import DEFAULT_ALPHA, RegressionTest, regression_test
 
 __all__ = ["BaseResult", "ListedEval", "ReviewRow", "cached_note"]
 
@@ -52,6 +52,8 @@ class ReviewRow:
         remarks: longer notes listed below the table, e.g. a shim no trial called.
         cached: reported from a history line with the same cache key instead of running; its counts,
             verdict and failures are that run's, ``note`` says which run, and this job spent nothing on it.
+        judged: the eval has ``judge`` checks, so ``judge_cost_usd`` is reported.
+        judge_cost_usd: what its judges cost, apart from ``cost_usd``; ``None`` when unknown.
     """
 
     eval_id: str
@@ -68,6 +70,8 @@ class ReviewRow:
     note: str = ""
     remarks: tuple[str, ...] = ()
     cached: bool = False
+    judged: bool = False
+    judge_cost_usd: float | None = None
 
     @property
     def compared_with_window(self) -> bool:

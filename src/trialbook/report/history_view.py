@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
-from ..stats import format_rate, rate_json
-from .flaky import MIN_RUNS, Flakiness, is_base_run, stability
+from ..scoring.flaky import MIN_RUNS, Flakiness, is_base_run, stability
+from ..scoring.stats import format_rate, rate_json
 
 __all__ = [
     "MIN_RUNS",
@@ -93,7 +93,7 @@ def classify(runs: Sequence[HistoryEntry]) -> Flakiness:
 
     Stable means every trial agreed: all runs passed with every trial passing (``stable-pass``) or
     all failed with no trial passing (``stable-fail``). A run that passed on 2 of 3 trials is flaky
-    even though its verdict was ``pass``. See :func:`trialbook.report.flaky.stability` for
+    even though its verdict was ``pass``. See :func:`trialbook.scoring.flaky.stability` for
     ``regressed`` and ``recovered``.
     """
     return stability(runs).flakiness

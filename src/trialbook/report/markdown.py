@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..comparison import COMPARISON_TEST_NAME, ComparedPair
-from ..stats import REGRESSION_TEST_NAME, format_rate
+from ..scoring.comparison import COMPARISON_TEST_NAME, ComparedPair
+from ..scoring.stats import REGRESSION_TEST_NAME, format_rate
 from ._rows import BaseResult, ListedEval, ReviewRow
 from .terminal import format_usd
 from .triggers import markdown_lines
@@ -64,6 +64,7 @@ _VERDICTS = {
     "error": "⚠️ error",
     "incomplete": "⏸️ incomplete",
     "vacuous": "🕳️ vacuous",
+    "judge_uncalibrated": "⚖️ judge uncalibrated",
 }
 _ESCAPES = str.maketrans(
     {
@@ -160,6 +161,7 @@ def _counts(rows: Sequence[ReviewRow], cached: Sequence[ListedEval], skipped: in
         ("error", "errored"),
         ("incomplete", "incomplete"),
         ("vacuous", "vacuous"),
+        ("judge_uncalibrated", "judge uncalibrated"),
     ):
         count = sum(1 for row in rows if row.verdict == verdict)
         from_cache = sum(1 for row in rows if row.verdict == verdict and row.cached)
@@ -190,11 +192,29 @@ def _table(rows: Sequence[ReviewRow]) -> list[str]:
             _verdict_cell(row),
             _base_cell(row),
             _regression(row),
-            "cached" if row.cached else _cost(row.cost_usd),
+            "cached" if row.cached else _cost_cell(row),
             "cached" if row.cached else _duration(row.duration_s),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def _cost_cell(row: ReviewRow) -> str:
+    """The agents' cost, and the judges' apart from it on evals that judge."""
+    agents = _cost(row.cost_usd)
+    return f"{agents} + judges {_cost(row.judge_cost_usd)}" if row.judged else agents
+
+
+def _judge_total(rows: Sequence[ReviewRow]) -> list[str]:
+    """The judges' total on its own line, below the agents' (nothing when no eval judges)."""
+    judged = [row for row in rows if row.judged and not row.cached]
+    if not judged:
+        return []
+    known = [row.judge_cost_usd for row in judged if row.judge_cost_usd is not None]
+    unknown = len(judged) - len(known)
+    total = _cost(sum(known)) if known else "unknown"
+    more = f" (plus {unknown} unknown)" if unknown and known else ""
+    return [f"Judge cost: {total}{more}, apart from the agents' cost above; it counts against the budget"]
 
 
 def _total_cost(rows: Sequence[ReviewRow]) -> str:
@@ -315,7 +335,7 @@ def render_summary(
     """
     lines = [f"## {_text(title)}", "", f"**{_counts(rows, cached, len(skipped), len(unstarted))}**"]
     if rows:
-        lines += ["", *_table(rows), "", f"Total cost: {_total_cost(rows)}"]
+        lines += ["", *_table(rows), "", f"Total cost: {_total_cost(rows)}", *_judge_total(rows)]
         alpha = rows[0].alpha
         lines += [
             "",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..comparison import ComparedPair, Comparison
 from ..evidence import JsonObject, JsonValue, SuiteReport
+from ..scoring.comparison import ComparedPair, Comparison
 from ._rows import ListedEval, ReviewRow, cached_note
 
 __all__ = ["Review", "review_from_suite"]
@@ -99,6 +99,8 @@ def review_from_suite(suite: SuiteReport) -> Review:
                 duration_s=test.duration_s,
                 failures=test.assertion_errors,
                 note=_note(props),
+                judged="judge_cost_usd" in props,
+                judge_cost_usd=_float(props.get("judge_cost_usd")),
             )
         )
         unstarted = _int(props.get("unstarted_trials", 0))

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..stats import format_rate
+from ..scoring.stats import format_rate
 
 __all__ = ["TableRow", "fit", "format_cost", "format_usd", "render_table", "visible"]
 
@@ -50,6 +50,16 @@ class TableRow:
     duration_s: float | None
     cost_estimated: bool = False
     note: str = ""
+    judged: bool = False
+    """The eval has ``judge`` checks: the cost column adds what the judges cost (``judge_cost_usd``)."""
+    judge_cost_usd: float | None = None
+
+
+def _cost_cell(row: TableRow) -> str:
+    agents = format_cost(row.cost_usd, ran=row.passed is not None, estimated=row.cost_estimated)
+    if not row.judged or row.passed is None:
+        return agents
+    return f"{agents} + judges {format_cost(row.judge_cost_usd)}"
 
 
 def format_usd(value: float) -> str:
@@ -77,7 +87,7 @@ def render_table(rows: Sequence[TableRow]) -> str:
             row.agent,
             "-" if row.passed is None or row.trials is None else format_rate(row.passed, row.trials),
             row.verdict,
-            format_cost(row.cost_usd, ran=row.passed is not None, estimated=row.cost_estimated),
+            _cost_cell(row),
             "-" if row.duration_s is None else f"{row.duration_s:.1f}s",
             row.note,
         )

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..comparison import format_p_value
-from ..stats import COMPARE_ALPHA
+from ..scoring.comparison import format_p_value
+from ..scoring.stats import COMPARE_ALPHA
 
 __all__ = ["checked_group", "describe", "markdown_lines"]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UsageError
-from ..evidence import JsonObject, JsonValue, SuiteReport, load_suite
+from ..evidence import JsonObject, JsonValue, SuiteReport, latest_run, load_suite
 
 __all__ = ["RunData", "TrialFiles", "load_run", "locate_run", "trial_folder"]
 
@@ -60,8 +60,6 @@ def locate_run(path: Path | None, cwd: Path) -> Path:
     Raises:
         UsageError: when no ``suite.json`` is found, naming every place looked at.
     """
-    from ..runner._runs import latest_run  # the one reader of the ``latest`` link (or its text form)
-
     base = cwd if path is None else path
     if base.is_file():
         return base

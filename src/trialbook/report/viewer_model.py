@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..evidence import ExecutionRecord, JsonObject, JsonValue, TestReport, ToolCall
-from ..stats import wilson_interval
+from ..scoring.stats import wilson_interval
 from .viewer_load import RunData, TrialFiles
 
 __all__ = [
@@ -120,6 +120,9 @@ def _row(test: TestReport) -> dict[str, Any]:
         "verdict": verdict,
         "reason": reason,
         "cost": _costs(test.executions),
+        # Only evals that judge have it; apart from the agents' cost, ``None`` when unknown.
+        "judged": "judge_cost_usd" in props,
+        "judge_cost_usd": _number(props.get("judge_cost_usd")),
         "duration_s": test.duration_s,
         "failures": list(test.assertion_errors),
         "trial_keys": [trial_key(test.id, _trial_number(e, i)) for i, e in enumerate(test.executions, 1)],

@@ -17,7 +17,7 @@ from ._engine import EntryResult
 from ._plan import WITHOUT_SUFFIX, PlanEntry
 
 if TYPE_CHECKING:
-    from ..comparison import ComparedPair
+    from ..scoring.comparison import ComparedPair
 
 __all__ = ["arm_extra", "comparisons", "trial_loaded"]
 
@@ -58,7 +58,7 @@ def trial_loaded(result: AgentResult, dropped: Sequence[str]) -> bool | None:
 def _counts(entry: PlanEntry, result: EntryResult | None) -> tuple[int, int, int | None, int] | None:
     """``(passed, trials, loaded, loaded_unknown)`` of one arm, from its trials or its cached line."""
     if result is not None and result.outcomes:
-        from ..comparison import loaded_counts
+        from ..scoring.comparison import loaded_counts
 
         states = [trial_loaded(outcome.result, entry.dropped) for outcome in result.outcomes]
         loaded, unknown = loaded_counts(states)
@@ -85,13 +85,14 @@ def comparisons(plan: Sequence[PlanEntry], results: Sequence[EntryResult]) -> li
         without = entries.get(entry.key + WITHOUT_SUFFIX)
         if entry.arm != "with" or without is None or entry.spec.compare is None:
             continue
-        with_counts = _counts(entry, by_key.get(entry.key))
+        with_result = by_key.get(entry.key)
+        with_counts = _counts(entry, with_result)
         # The without arm's loaded state is not asked: what counts is whether the with arm's reached.
         without_counts = _counts(without, by_key.get(without.key))
         if with_counts is None or without_counts is None:
             continue
         passed, trials, loaded, unknown = with_counts
-        from ..comparison import ComparedPair, Comparison  # only a run with compared arms needs them
+        from ..scoring.comparison import ComparedPair, Comparison  # only a run with compared arms needs them
 
         comparison = Comparison(
             with_passed=passed,
@@ -102,6 +103,7 @@ def comparisons(plan: Sequence[PlanEntry], results: Sequence[EntryResult]) -> li
             loaded=loaded,
             loaded_unknown=unknown if loaded is not None else 0,
             alpha=entry.spec.compare.alpha,
+            pairwise=with_result.pairwise if with_result is not None else None,
         )
         found.append(ComparedPair(entry.spec.id, entry.label, comparison))
     return found
@@ -120,7 +122,7 @@ def arm_extra(result: EntryResult) -> dict[str, object]:
     if entry.arm == "without":
         extra["dropped"] = list(entry.dropped)
         return extra
-    from ..comparison import loaded_counts
+    from ..scoring.comparison import loaded_counts
 
     states = [trial_loaded(outcome.result, entry.dropped) for outcome in result.outcomes]
     loaded, unknown = loaded_counts(states)

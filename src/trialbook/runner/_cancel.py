@@ -7,7 +7,7 @@ decided history lines are written, the table is printed, and the exit code is 12
 (130 for SIGINT, 143 for SIGTERM), as a shell reports a process the signal ended.
 
 A second signal stops at once: every trial process is killed and trialbook exits with the same code.
-Files are only ever replaced whole (see :mod:`trialbook.fsutil`), so nothing is left half-written; the
+Files are only ever replaced whole (see :mod:`trialbook._util.fsutil`), so nothing is left half-written; the
 sandboxes and temp files it had no time to remove are swept at the next start or by ``trialbook clean``.
 """
 

@@ -8,25 +8,28 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..evalfiles import EvalSpec, render_options, render_prompt
 from ..evidence import AgentResult
 from ..masking import Masker
-from ..sandbox import Isolation, ShimConfig, hidden_paths
-from ..sandbox._remover import SandboxRemover
-from ..sandbox.supervisor import supervisor
-from ..spec import EvalSpec, render_options, render_prompt
-from ..stats import EarlyVerdict, early_verdict
-from ..verdict import EXECUTION_FAILURES, Verdict, eval_verdict
+from ..sandbox import Isolation, SandboxRemover, ShimConfig, hidden_paths
+from ..scoring.stats import EarlyVerdict, early_verdict
+from ..scoring.verdict import EXECUTION_FAILURES, Verdict, eval_verdict
 from ._cancel import Cancellation
 from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._explain import trial_failures, truncation_text
 from ._isolated import isolation_notes
+from ._judges import RunJudges, uses_judges
 from ._ledger import BudgetLedger
 from ._plan import AgentPool, PlanEntry
 from ._trial import NotStarted, TrialOutcome, TrialRequest, run_trial, settle, trial_cost
 from ._waves import Waves
 
-__all__ = ["ControlOutcome", "EntryResult", "run_plan", "trial_request"]
+if TYPE_CHECKING:
+    from ..scoring.comparison import PairwiseJudged
+
+__all__ = ["ControlOutcome", "EntryResult", "PlanRun", "RunSettings", "run_plan", "trial_request"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,8 @@ class EntryResult:
     started_at: float = field(default_factory=time.time)
     rescored_from: str | None = None
     """The kept run whose recorded trials were re-checked for this result; ``None``: the agent ran."""
+    pairwise: PairwiseJudged | None = None
+    """A ``with`` arm's: what pairwise judges preferred once both arms ran; ``None``: not compared."""
 
     @property
     def planned(self) -> int:
@@ -100,9 +105,19 @@ class EntryResult:
             planned=self.planned - self.saved,
             threshold=self.entry.spec.pass_rate,
         )
+        if verdict in ("pass", "fail") and self.uncalibrated:
+            return "judge_uncalibrated"
         if self.control is not None and self.control.vacuous and verdict in ("pass", "fail"):
             return "vacuous"
         return verdict
+
+    @property
+    def uncalibrated(self) -> tuple[str, ...]:
+        """The judge checks whose panel missed a calibration example, by label, once each."""
+        from ..assertions import is_uncalibrated
+
+        labels = (r.label for o in self.outcomes for r in o.assertions if is_uncalibrated(r))
+        return tuple(dict.fromkeys(labels))
 
     @property
     def failures(self) -> list[str]:
@@ -133,6 +148,11 @@ class EntryResult:
             notes.append(
                 f"rescored from the recorded trials of run {self.rescored_from}: no agent started{cost}"
             )
+        if self.verdict == "judge_uncalibrated":
+            notes.append(
+                "judge uncalibrated: the panel graded its judge_examples wrong, so its verdicts do not "
+                f"count ({', '.join(self.uncalibrated)})"
+            )
         if self.verdict == "vacuous" and self.control is not None:
             held = ", ".join(self.control.held) or "no assertions"
             notes.append(f"vacuous: passes with no agent ({held} held on an untouched sandbox)")
@@ -159,6 +179,23 @@ class EntryResult:
         return total
 
     @property
+    def judge_cost_usd(self) -> float | None:
+        """What the judges cost, apart from the agents; ``None`` when any of it is unknown.
+
+        A ``with`` arm's includes what its pairwise judges cost comparing it with the ``without`` arm,
+        so every report that shows judge cost shows that too.
+        """
+        total = 0.0
+        costs = [outcome.judge_cost_usd for outcome in self.outcomes]
+        if self.pairwise is not None:
+            costs.append(self.pairwise.judge_cost_usd)
+        for cost in costs:
+            if cost is None:
+                return None
+            total += cost
+        return total
+
+    @property
     def cost_estimated(self) -> bool:
         """Whether some trial's cost is an estimate from tokens rather than the agent's own figure."""
         return any(outcome.cost_estimated for outcome in self.outcomes)
@@ -182,6 +219,7 @@ def _requests(
     results_dir: Path,
     sandbox_root: Path | None,
     keep: bool,
+    judges: RunJudges | None = None,
 ) -> list[TrialRequest]:
     spec: EvalSpec = entry.spec
     rendered = render_prompt(spec, secret_values)
@@ -200,6 +238,7 @@ def _requests(
             sandbox_root=sandbox_root,
             keep=keep,
             results_dir=results_dir,
+            judges=judges,
         )
         for n in range(1, spec.trials + 1)
     ]
@@ -216,6 +255,7 @@ def trial_request(
     sandbox_root: Path | None = None,
     keep: bool = False,
     results_dir: Path | None = None,
+    judges: RunJudges | None = None,
 ) -> TrialRequest:
     """Trial ``trial`` of ``entry``, its files in ``folder`` (re-scoring gives only what checks use).
 
@@ -252,7 +292,12 @@ def trial_request(
         output_limit=spec.output_limit,
         check_deadline_s=spec.check_deadline_s,
         isolation=isolation,
+        judges=judges,
     )
+
+
+def _label(request: TrialRequest) -> str:
+    return f"{request.eval_id} [{request.agent_label}] trial {request.trial}"
 
 
 def _summary_line(outcome: TrialOutcome) -> str:
@@ -269,196 +314,253 @@ def _summary_line(outcome: TrialOutcome) -> str:
     return f"{status} ({stop}, {outcome.duration_s:.1f}s){detail}{cut}"
 
 
+@dataclass(frozen=True)
+class PlanRun:
+    """What running a plan gave: each ``run`` entry's result, the budget's ledger, the controls' results."""
+
+    results: list[EntryResult]
+    ledger: BudgetLedger
+    controls: list[EntryResult]
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What every trial of a plan shares: where its files go, its secrets, and how much may run at once."""
+
+    pool: AgentPool
+    secret_values: Mapping[str, str]
+    masker: Masker
+    results_dir: Path
+    concurrency: int
+    sink: ProgressSink
+    sandbox_root: Path | None = None
+    keep_sandboxes: bool = False
+    cancel: Cancellation | None = None
+
+    @property
+    def width(self) -> int:
+        """How many trials run at once (at least one)."""
+        return max(1, self.concurrency)
+
+
 async def run_plan(
     plan: Sequence[PlanEntry],
+    settings: RunSettings,
     *,
-    pool: AgentPool,
-    secret_values: Mapping[str, str],
-    masker: Masker,
-    results_dir: Path,
-    concurrency: int,
     budget_usd: float | None,
-    sink: ProgressSink,
-    sandbox_root: Path | None = None,
-    keep_sandboxes: bool = False,
-    cancel: Cancellation | None = None,
     controls: Sequence[PlanEntry] = (),
     problems: list[str] | None = None,
-) -> tuple[list[EntryResult], BudgetLedger, list[EntryResult]]:
-    """Run every ``run`` entry's trials, at most ``concurrency`` at once, until the budget is spent.
+) -> PlanRun:
+    """Run every ``run`` entry's trials, at most ``settings.concurrency`` at once, until the budget is spent.
 
     Trials are interleaved across entries (trial 1 of every eval first) so a budget stop leaves each
     eval with some evidence rather than starving the evals that come last. An entry with adaptive trials
     (``min_trials``) runs in waves of ``min_trials``: a wave starts only once the one before it has
-    finished, and not at all when the trials so far already decide the verdict. Once ``cancel`` is
-    requested no trial starts and the running ones are cancelled; they count in ``cancelled``.
-    finished, and not at all when the trials so far already decide the verdict.
+    finished, and not at all when the trials so far already decide the verdict. Once the run's
+    cancellation is requested no trial starts and the running ones are cancelled; they count in
+    ``cancelled``.
 
     ``controls`` are negative controls (one noop trial each); they cost nothing, run alongside without
-    progress events, and come back as the third value. Sandboxes that could not be removed are named in
-    ``problems``, one line each: the trials' verdicts stand.
+    progress events, and come back apart. Sandboxes that could not be removed are named in ``problems``,
+    one line each: the trials' verdicts stand.
     """
-    ledger = BudgetLedger(budget_usd)
-    results = [EntryResult(entry) for entry in plan if entry.action == "run"]
-    queue: list[tuple[EntryResult, TrialRequest]] = []
-    per_entry = [
-        _requests(r.entry, secret_values, results_dir, sandbox_root, keep_sandboxes) for r in results
-    ]
-    for depth in range(max((len(reqs) for reqs in per_entry), default=0)):
-        for result, reqs in zip(results, per_entry, strict=True):
-            if depth < len(reqs):
-                queue.append((result, reqs[depth]))
-    total = len(queue)
-    semaphore = asyncio.Semaphore(max(1, concurrency))
-    ready = asyncio.Semaphore(max(1, concurrency))
-    # Each running trial may hold a worker thread for a while (a `succeeds` check, a template copy):
-    # asyncio's default pool (CPU count + 4 threads) would make trials wait for each other's threads.
-    loop = asyncio.get_running_loop()
-    loop.set_default_executor(
-        ThreadPoolExecutor(max_workers=max(1, concurrency) + 4, thread_name_prefix="trialbook-trial")
-    )
-    # A finished trial's folder is emptied while the next trial already runs, and reused by a later
-    # trial when it passes for a fresh one (see SandboxRemover).
-    remover = SandboxRemover(
-        limit=2 * max(1, concurrency), keep=2 * max(1, concurrency), wanted=total + len(controls)
-    )
-    counters = {"running": 0, "done": 0, "remaining": total}
-    running: set[asyncio.Task[None]] = set()
+    scheduler = _Scheduler(settings, plan, controls, BudgetLedger(budget_usd))
+    left = await scheduler.run()
+    if problems is not None:
+        problems.extend(left)
+    return PlanRun(scheduler.results, scheduler.ledger, scheduler.controls)
 
-    def stop() -> None:
-        for task in running:
+
+class _Scheduler:
+    """One run of a plan: the queue of trials, the places they run in, and the counts progress shows.
+
+    Two semaphores of ``width`` places: ``running`` bounds the trials whose agent runs, ``ready`` the
+    trials preparing a sandbox while they wait, so the next trial's sandbox is ready when a place frees
+    and a budget stop wastes at most ``width`` prepared sandboxes.
+    """
+
+    def __init__(
+        self,
+        settings: RunSettings,
+        plan: Sequence[PlanEntry],
+        controls: Sequence[PlanEntry],
+        ledger: BudgetLedger,
+    ) -> None:
+        self.settings = settings
+        self.ledger = ledger
+        self.results = [EntryResult(entry) for entry in plan if entry.action == "run"]
+        self.controls = [EntryResult(entry) for entry in controls]
+        # One client for the run: its cache serves an answer every trial would otherwise pay for again.
+        uses = any(uses_judges(r.entry.spec.assertions) for r in self.results)
+        self.judges = RunJudges(settings.masker, settings.secret_values) if uses else None
+        self.queue = self._interleaved()
+        self.total = len(self.queue)
+        self.running = asyncio.Semaphore(settings.width)
+        self.ready = asyncio.Semaphore(settings.width)
+        # A finished trial's folder is removed while the next trial already runs (see SandboxRemover).
+        self.remover = SandboxRemover(limit=2 * settings.width)
+        self.waves = Waves(self.results)
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.now_running = 0
+        self.done = 0
+        self.remaining = self.total
+
+    def _interleaved(self) -> list[tuple[EntryResult, TrialRequest]]:
+        """Every trial of every entry, trial 1 of each entry first, then trial 2, and so on."""
+        s = self.settings
+        per_entry = [
+            _requests(r.entry, s.secret_values, s.results_dir, s.sandbox_root, s.keep_sandboxes, self.judges)
+            for r in self.results
+        ]
+        queue: list[tuple[EntryResult, TrialRequest]] = []
+        for depth in range(max((len(reqs) for reqs in per_entry), default=0)):
+            queue += [
+                (r, reqs[depth]) for r, reqs in zip(self.results, per_entry, strict=True) if depth < len(reqs)
+            ]
+        return queue
+
+    async def run(self) -> list[str]:
+        """Run the queue and the controls; return the sandboxes that could not be removed."""
+        # Each running trial may hold a worker thread for a while (a `succeeds` check, a template copy):
+        # asyncio's default pool (CPU count + 4 threads) would make trials wait for each other's threads.
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(
+            ThreadPoolExecutor(max_workers=self.settings.width + 4, thread_name_prefix="trialbook-trial")
+        )
+        cancel = self.settings.cancel
+        if cancel is not None:
+            cancel.attach(loop, self._stop)
+        try:
+            await asyncio.gather(
+                *(self._control(check) for check in self.controls),
+                *(self._one(result, request) for result, request in self.queue),
+            )
+        finally:
+            if cancel is not None:
+                cancel.detach()
+            # Every sandbox is gone before the run reports, whatever stopped it.
+            left, interrupted = await settle(self.remover.close)
+        if interrupted:
+            raise asyncio.CancelledError
+        for result in self.results:
+            result.outcomes.sort(key=lambda o: o.request.trial)
+        return left
+
+    def _stop(self) -> None:
+        for task in self.tasks:
             task.cancel()
 
-    waves = Waves(results)
-
-    async def one(result: EntryResult, request: TrialRequest) -> None:
-        try:
-            if await waves.needed(result, request.trial):
-                await run_one(result, request)
-            else:
-                counters["remaining"] -= 1
-        finally:
-            # Whatever happened to the trial, the next wave may now look.
-            await waves.settled(result)
-
-    def refused(result: EntryResult) -> bool:
+    def refused(self, result: EntryResult) -> bool:
         """Count a trial that must not start (the run is cancelled or the budget spent); ``True`` if so."""
+        cancel = self.settings.cancel
         if cancel is not None and cancel.requested:
             result.cancelled += 1
             return True
-        if ledger.exhausted:
+        if self.ledger.exhausted:
             result.unstarted += 1
             return True
         return False
 
-    class Slot:
-        """A place among the ``concurrency`` running trials (see ``TrialSlot``), bound to one trial."""
-
-        def __init__(self, result: EntryResult, request: TrialRequest) -> None:
-            self.result, self.request = result, request
-            self.preparing = True  # holds a place in ``ready`` until it enters
-
-        async def enter(self) -> None:
-            await semaphore.acquire()
-            self.preparing = False
-            ready.release()
-            counters["remaining"] -= 1
-            if refused(self.result):
-                semaphore.release()
-                raise NotStarted
-            task = asyncio.current_task()
-            assert task is not None
-            running.add(task)
-            counters["running"] += 1
-            request = self.request
-            sink.trial_started(
-                TrialStarted(
-                    request.eval_id,
-                    request.agent_label,
-                    request.trial,
-                    counters["running"],
-                    counters["remaining"],
-                )
-            )
-
-        def leave(self, agent_result: AgentResult | None) -> None:
-            task = asyncio.current_task()
-            running.discard(task)
-            counters["running"] -= 1
-            if agent_result is not None:
-                # Counted as the slot frees, so the next trial starts against what this one spent.
-                cost, estimated = trial_cost(agent_result)
-                request = self.request
-                label = f"{request.eval_id} [{request.agent_label}] trial {request.trial}"
-                ledger.record(label, cost, estimated=estimated)
-            semaphore.release()
-
-    async def run_one(result: EntryResult, request: TrialRequest) -> None:
-        # At most ``concurrency`` trials prepare a sandbox while waiting for a place, so the next trial's
-        # sandbox is ready when a place frees and a budget stop wastes at most that many.
-        await ready.acquire()
-        slot = Slot(result, request)
+    async def _one(self, result: EntryResult, request: TrialRequest) -> None:
         try:
-            if refused(result):
-                counters["remaining"] -= 1
+            if await self.waves.needed(result, request.trial):
+                await self._trial(result, request)
+            else:
+                self.remaining -= 1
+        finally:
+            # Whatever happened to the trial, the next wave may now look.
+            await self.waves.settled(result)
+
+    async def _trial(self, result: EntryResult, request: TrialRequest) -> None:
+        await self.ready.acquire()
+        slot = _Slot(self, result, request)
+        try:
+            if self.refused(result):
+                self.remaining -= 1
                 return
+            agent = self.settings.pool.get(result.entry.agent)
             try:
                 outcome = await run_trial(
-                    request, pool.get(result.entry.agent), masker, remover=remover, slot=slot
+                    request, agent, self.settings.masker, remover=self.remover, slot=slot
                 )
             except NotStarted:
                 return
             except asyncio.CancelledError:
+                cancel = self.settings.cancel
                 if cancel is None or not cancel.requested:
                     raise
                 result.cancelled += 1  # stopped by the signal: not a finished trial
                 return
         finally:
             if slot.preparing:
-                ready.release()
+                self.ready.release()
         result.outcomes.append(outcome)
-        counters["done"] += 1
-        sink.trial_finished(
-            TrialFinished(
-                eval_id=request.eval_id,
-                agent=request.agent_label,
-                trial=request.trial,
-                passed=outcome.passed,
-                stop_reason=outcome.result.stop_reason,
-                duration_s=outcome.duration_s,
-                cost_usd=outcome.cost_usd,
-                summary=masker.text(_summary_line(outcome)),
-                done=counters["done"],
-                total=total,
-                details=(
-                    *(outcome.explanation.brief if outcome.explanation is not None else ()),
-                    *isolation_notes(outcome.result),
-                ),
-            )
+        if outcome.judge_calls:
+            # The judges answered during the checks: their cost counts once the trial is written.
+            self.ledger.record(f"{_label(request)} judges", outcome.judge_cost_usd, judges=True)
+        self.done += 1
+        self.settings.sink.trial_finished(self._finished(request, outcome))
+
+    def _finished(self, request: TrialRequest, outcome: TrialOutcome) -> TrialFinished:
+        return TrialFinished(
+            eval_id=request.eval_id,
+            agent=request.agent_label,
+            trial=request.trial,
+            passed=outcome.passed,
+            stop_reason=outcome.result.stop_reason,
+            duration_s=outcome.duration_s,
+            cost_usd=outcome.cost_usd,
+            summary=self.settings.masker.text(_summary_line(outcome)),
+            done=self.done,
+            total=self.total,
+            details=(
+                *(outcome.explanation.brief if outcome.explanation is not None else ()),
+                *isolation_notes(outcome.result),
+            ),
         )
 
-    checks = [EntryResult(entry) for entry in controls]
-
-    async def control(result: EntryResult) -> None:
-        (request,) = _requests(result.entry, secret_values, results_dir, sandbox_root, False)
-        async with semaphore:
-            outcome = await run_trial(request, pool.get(result.entry.agent), masker, remover=remover)
+    async def _control(self, result: EntryResult) -> None:
+        s = self.settings
+        (request,) = _requests(result.entry, s.secret_values, s.results_dir, s.sandbox_root, False)
+        async with self.running:
+            outcome = await run_trial(request, s.pool.get(result.entry.agent), s.masker, remover=self.remover)
             result.outcomes.append(outcome)
 
-    if cancel is not None:
-        cancel.attach(asyncio.get_running_loop(), stop)
-    try:
-        with supervisor().expecting(total + len(checks)):
-            await asyncio.gather(*(control(check) for check in checks), *(one(r, q) for r, q in queue))
-    finally:
-        if cancel is not None:
-            cancel.detach()
-        # Every sandbox is gone before the run reports, whatever stopped it.
-        left, interrupted = await settle(remover.close)
-        if problems is not None:
-            problems.extend(left)
-    if interrupted:
-        raise asyncio.CancelledError
-    for result in results:
-        result.outcomes.sort(key=lambda o: o.request.trial)
-    return results, ledger, checks
+
+class _Slot:
+    """A place among the running trials (see ``TrialSlot``), bound to one trial of a scheduler."""
+
+    def __init__(self, scheduler: _Scheduler, result: EntryResult, request: TrialRequest) -> None:
+        self.scheduler, self.result, self.request = scheduler, result, request
+        self.preparing = True  # holds a place in ``ready`` until it enters
+
+    async def enter(self) -> None:
+        """Take a running place; raise ``NotStarted`` when the run was cancelled or the budget spent."""
+        s = self.scheduler
+        await s.running.acquire()
+        self.preparing = False
+        s.ready.release()
+        s.remaining -= 1
+        if s.refused(self.result):
+            s.running.release()
+            raise NotStarted
+        task = asyncio.current_task()
+        assert task is not None
+        s.tasks.add(task)
+        s.now_running += 1
+        request = self.request
+        started = TrialStarted(
+            request.eval_id, request.agent_label, request.trial, s.now_running, s.remaining
+        )
+        s.settings.sink.trial_started(started)
+
+    def leave(self, agent_result: AgentResult | None) -> None:
+        """Free the place; the trial's cost is counted first, so the next trial starts against it."""
+        s = self.scheduler
+        s.tasks.discard(asyncio.current_task())
+        s.now_running -= 1
+        if agent_result is not None:
+            cost, estimated = trial_cost(agent_result)
+            request = self.request
+            s.ledger.record(_label(request), cost, estimated=estimated)
+        s.running.release()

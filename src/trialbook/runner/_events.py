@@ -6,9 +6,24 @@ Payloads are frozen dataclasses so they can grow without breaking a sink someone
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
-__all__ = ["ProgressSink", "TrialFinished", "TrialStarted"]
+__all__ = ["Notice", "ProgressSink", "TrialFinished", "TrialStarted"]
+
+
+@dataclass(frozen=True)
+class Notice:
+    """What a front end shows before the first trial: the forecast (``info``) or a ``warning``.
+
+    The level is the front end's to render: the terminal sends warnings to stderr with a ``warning:``
+    prefix, ``trialbook ci`` prints both to the step's log.
+    """
+
+    level: Literal["info", "warning"]
+    text: str
+
+    def __str__(self) -> str:
+        return f"warning: {self.text}" if self.level == "warning" else self.text
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..assertions import Call
-from ..assertions._base import exit_text
+from ..assertions import Call, exit_text
 from ..evidence import AgentResult, AssertionRecord, ToolCall
 from ..masking import Masker
 from ..report.terminal import fit

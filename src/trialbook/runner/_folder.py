@@ -17,13 +17,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._owner import OWNER_PATTERN, owner_gone, owner_tag, pid_alive
+from .._util.fsutil import (
+    NAME_MAX,
+    NotDurableError,
+    atomic_write_text,
+    sync_directory,
+    sync_folder,
+    sync_later,
+)
+from .._util.owner import OWNER_PATTERN, owner_gone, owner_tag, pid_alive
 from ..errors import UsageError
-from ..fsutil import NAME_MAX, NotDurableError, atomic_write_text, sync_directory, sync_folder, sync_later
+from ..evidence import RUN_ID_PATTERN
 
 __all__ = [
     "MARKER",
-    "RUN_ID_PATTERN",
     "StagedFolder",
     "check_owned",
     "claim",
@@ -216,7 +223,7 @@ class StagedFolder:
         wrote = [entry.name for entry in self.staging.iterdir() if entry.name != MARKER]
         write_marker(self.staging, kind="run", wrote=wrote, final=self.final.name)
         problem: str | None = None
-        # The trials' files skipped their own fsyncs (see trialbook.fsutil): all of them become durable
+        # The trials' files skipped their own fsyncs (see trialbook._util.fsutil): all of them become durable
         # here, before the rename makes them the run.
         try:
             sync_folder(self.staging)
@@ -238,8 +245,6 @@ _KINDS = ("partial", "ready", "old", "gone")
 """A run's staging folder, the same once complete and flushed, the previous run swapped aside, and a
 folder being removed, in the order a sweep handles them."""
 
-RUN_ID_PATTERN = r"\d{8}T\d{6}Z-[0-9a-f]{6}"
-"""A run id: ``<UTC time>-<6 hex>`` (see ``trialbook.runner._runs.new_run_id``)."""
 _LEFTOVER = re.compile(
     rf"\.(?P<name>.*)\.(?P<run>{RUN_ID_PATTERN})\.(?P<owner>{OWNER_PATTERN})\.(?P<kind>{'|'.join(_KINDS)})",
     re.DOTALL,
@@ -272,7 +277,7 @@ def _whole(head: str) -> bool:
 def leftover_name(final: Path, run_id: str, kind: str) -> Path:
     """``.<name>.<run id>.<owner>.<kind>`` beside ``final``: whose it is, and what a sweep does with it.
 
-    The owner tag (pid and start time, see :mod:`trialbook._owner`) tells a folder of a live run from
+    The owner tag (pid and start time, see :mod:`trialbook._util.owner`) tells a folder of a live run from
     one a killed run left; ``<name>`` is shortened where the whole would not fit in ``NAME_MAX`` bytes.
     """
     return final.with_name(f"{_head(final)}.{run_id}.{owner_tag()}.{kind}")

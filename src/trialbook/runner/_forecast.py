@@ -12,7 +12,7 @@ import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .._words import plural
+from .._util.words import plural
 from ..history import HistoryLine
 from ._plan import PlanEntry
 

@@ -10,7 +10,7 @@ import functools
 
 from ..agents import AgentSpec
 from ..errors import RefusedRunError
-from ..spec import check_secrets
+from ..evalfiles import check_secrets
 from ._options import RunOptions
 from ._plan import AgentPool, PlanEntry
 from ._unavailable import UnavailableAgent

@@ -1,18 +1,30 @@
-"""From a finished run to history lines (one per eval × agent that ran)."""
+"""The runner's side of history: lines from a finished run, and keeping them in the shared store.
+
+One line per eval × agent that ran. The store is synced before planning and appended (and pushed)
+after the run; history trouble never fails the trials themselves: a failed sync only makes cache
+decisions less informed, and a failed append or push is kept on the report for the front end to show.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, cast
 
 from .. import __version__
-from ..history import HistoryLine, HistoryStore, format_started_at, parse_started_at
-from ..report.flaky import WINDOW
+from ..history import HistoryError, HistoryLine, HistoryStore, Verdict, format_started_at, parse_started_at
+from ..scoring.flaky import WINDOW
+from ..select import head_commit
 from ._arms import arm_extra
 from ._engine import EntryResult
 from ._explain import fit
+from ._judges import uses_judges
+from ._options import RunOptions
 from ._plan import PlanEntry
 from ._triggers import trigger_extra
+
+if TYPE_CHECKING:
+    from ._run import RunReport
 
 __all__ = [
     "SUMMARY_ENTRIES",
@@ -21,11 +33,15 @@ __all__ = [
     "base_history",
     "base_results",
     "cached_failures",
+    "ci_run_url",
     "expected_seconds",
     "failure_summary",
     "history_lines",
     "is_pull_request_line",
+    "pending_lines",
     "recent_lines",
+    "record",
+    "sync",
 ]
 
 SUMMARY_ENTRIES = 5
@@ -168,8 +184,9 @@ def history_lines(
                 passed=result.passed,
                 pass_rate=result.passed / ran,
                 threshold=entry.spec.pass_rate,
-                # A vacuous control is a failure to history (cached, and failing the run, like one).
-                verdict="fail" if result.verdict == "vacuous" else result.verdict,
+                # A vacuous control is a failure to history (cached, and failing the run, like one); an
+                # uncalibrated judge panel an error (never cached: the next run asks the panel again).
+                verdict=_history_verdict(result.verdict),
                 cost_usd=result.cost_usd,
                 duration_s=round(result.duration_s, 3),
                 started_at=format_started_at(datetime.fromtimestamp(result.started_at, UTC)),
@@ -182,12 +199,25 @@ def history_lines(
     return lines
 
 
+def _history_verdict(verdict: str) -> Verdict:
+    if verdict == "vacuous":
+        return "fail"
+    if verdict == "judge_uncalibrated":
+        return "error"
+    assert verdict in ("pass", "fail", "error", "incomplete")
+    return cast(Verdict, verdict)
+
+
 def _extra(result: EntryResult, context: Mapping[str, str], mask: Callable[[str], str]) -> dict[str, object]:
     extra: dict[str, object] = dict(context) | arm_extra(result) | trigger_extra(result)
     if result.verdict != "pass":
         extra.update(failure_summary(result.failures, mask))
     if result.rescored_from is not None:
         extra["rescored_from"] = result.rescored_from
+    if result.verdict == "judge_uncalibrated":
+        extra["judge_uncalibrated"] = True
+    if uses_judges(result.entry.spec.assertions):
+        extra["judge_cost_usd"] = result.judge_cost_usd
     if result.unstarted:
         extra["unstarted_trials"] = result.unstarted
     if result.saved:
@@ -198,3 +228,58 @@ def _extra(result: EntryResult, context: Mapping[str, str], mask: Callable[[str]
         if result.control.held:
             extra["held"] = list(result.control.held)
     return extra
+
+
+def sync(store: HistoryStore) -> str | None:
+    """Bring in the shared history before planning; what went wrong, for the front end to say, or None.
+
+    Planning with the local history is still right, only less informed, so a failure here does not stop
+    the run; the push after the run tries again and reports.
+    """
+    try:
+        store.sync()
+    except HistoryError as exc:
+        return str(exc)
+    return None
+
+
+def pending_lines(report: RunReport, options: RunOptions) -> list[HistoryLine]:
+    """The history lines this run records: one per eval × agent with a finished trial."""
+    return history_lines(
+        report.results,
+        commit=options.environ.get("GITHUB_SHA") or head_commit(options.repo),
+        ci_run=ci_run_url(options),
+        context={
+            key: value
+            for key, value in (
+                ("ref", options.environ.get("GITHUB_REF", "")),
+                ("event", options.environ.get("GITHUB_EVENT_NAME", "")),
+            )
+            if value
+        },
+        mask=report.masker.text,
+    )
+
+
+def record(report: RunReport, store: HistoryStore, options: RunOptions) -> None:
+    """Append a line per finished eval × agent (and push when asked); failures go to ``report``."""
+    # The lines already written into the run folder's manifest, when there is one: the same run ids.
+    lines = report.history_lines if report.history_lines is not None else pending_lines(report, options)
+    try:
+        if lines:
+            store.append(lines)
+        if options.push:
+            store.sync()
+    except HistoryError as exc:
+        report.history_error = str(exc)
+    finally:
+        report.history_problems = store.problems
+
+
+def ci_run_url(options: RunOptions) -> str | None:
+    """The GitHub Actions run page this run belongs to, when the environment names one."""
+    env = options.environ
+    if env.get("GITHUB_RUN_ID") and env.get("GITHUB_REPOSITORY"):
+        server = env.get("GITHUB_SERVER_URL", "https://github.com")
+        return f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}"
+    return None

@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import RefusedRunError
-from ..sandbox import bwrap_problem
-from ..sandbox._isolation import inside_python
+from ..sandbox import bwrap_problem, inside_python
 from ._options import RunOptions
 from ._plan import AgentPool, PlanEntry
 

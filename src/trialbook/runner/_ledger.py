@@ -19,15 +19,24 @@ class BudgetLedger:
     spent_usd: float = 0.0
     unknown_cost_trials: list[str] = field(default_factory=list)
     estimated_cost_trials: list[str] = field(default_factory=list)
+    judge_spent_usd: float = 0.0
+    """The part of ``spent_usd`` the judges cost: it counts against the limit like the agents' cost."""
 
-    def record(self, label: str, cost_usd: float | None, *, estimated: bool = False) -> None:
-        """Add a finished trial's cost, or remember that it is unknown; estimates count, and are named."""
+    def record(
+        self, label: str, cost_usd: float | None, *, estimated: bool = False, judges: bool = False
+    ) -> None:
+        """Add a finished trial's cost, or remember that it is unknown; estimates count, and are named.
+
+        ``judges``: the cost is that of a trial's judges, reported apart from the agents'.
+        """
         if cost_usd is None:
             self.unknown_cost_trials.append(label)
             return
         if estimated:
             self.estimated_cost_trials.append(label)
         self.spent_usd += cost_usd
+        if judges:
+            self.judge_spent_usd += cost_usd
 
     @property
     def exhausted(self) -> bool:

@@ -19,6 +19,7 @@ from ..errors import UsageError
 from ..evidence import JsonObject, JsonValue, read_json
 from ._arms import comparisons
 from ._engine import EntryResult
+from ._judges import uses_judges
 from ._options import RunOptions
 from ._plan import PlanEntry
 from ._suite import iso_utc
@@ -52,6 +53,8 @@ def pair_json(entry: PlanEntry, result: EntryResult | None = None) -> JsonObject
             "duration_s": round(result.duration_s, 3),
             "failures": list(result.failures),
             "folder": f"evals/{entry.spec.id}/{entry.label}",
+            # Only on evals with judge checks, so other pairs keep the shape they had.
+            **({"judge_cost_usd": result.judge_cost_usd} if uses_judges(entry.spec.assertions) else {}),
         }
     return {
         "id": entry.spec.id,

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from .._util.fsutil import atomic_write_bytes
 from ..evidence import (
     SCHEMA_VERSION,
     AgentResult,
@@ -15,8 +17,10 @@ from ..evidence import (
     dump_result,
     publish_json,
 )
-from ..fsutil import atomic_write_bytes
 from ..masking import Masker
+
+if TYPE_CHECKING:
+    from ..agents.judge_client import JudgeCall
 
 __all__ = ["mask_call_log", "mask_folder", "write_json", "write_trial_files"]
 
@@ -79,6 +83,8 @@ def write_trial_files(
     *,
     notes: Sequence[str] = (),
     output_truncated: Mapping[str, int] | None = None,
+    judge_calls: Sequence[JudgeCall] = (),
+    pairwise_shown: Sequence[tuple[int, str]] = (),
 ) -> None:
     """Write ``result.json`` and ``calls.jsonl`` next to the adapter's output.
 
@@ -88,7 +94,9 @@ def write_trial_files(
     ``output_truncated`` is how many bytes each captured stream lost to the output limit (``None``:
     the adapter captured no stream through trialbook, so it is unknown). ``calls`` is ``None`` when the
     trial had no shims: nothing watched its commands, so no ``calls.jsonl`` is written (an empty one
-    would claim that the agent called nothing).
+    would claim that the agent called nothing). ``judge_calls`` are the requests its ``judge`` checks
+    made, kept under ``judge_calls`` (only when there were any, so other trials keep the shape they had);
+    ``pairwise_shown`` what its ``pairwise`` judge checks showed, kept as ``pairwise_shown`` (the same).
     """
     mask_folder(folder, masker)
     if calls is not None:
@@ -100,4 +108,12 @@ def write_trial_files(
         "output_truncated": None if output_truncated is None else dict(output_truncated),
         "result": dump_result(result),
     }
+    if judge_calls:
+        from ._judges import judge_call_json
+
+        masked = masker.json([judge_call_json(call) for call in judge_calls])
+        document["judge_calls"] = masked
+    if pairwise_shown:
+        shown: list[JsonValue] = [{"check": index, "shown": text} for index, text in pairwise_shown]
+        document["pairwise_shown"] = masker.json(shown)
     publish_json(folder / "result.json", document)

@@ -8,14 +8,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from .._util.hashing import canonical_json, tagged_sha256
 from ..agents import Agent, AgentSpec, create_agent
 from ..agents.noop import NoopAgent
 from ..errors import UsageError
-from ..evidence import JsonValue
-from ..hashing import canonical_json, tagged_sha256
-from ..sandbox import TemplateFilter
-from ..select import CACHEABLE_VERDICTS, cache_decision
-from ..spec import (
+from ..evalfiles import (
     EvalSpec,
     RenderedPrompt,
     cache_material,
@@ -25,10 +22,13 @@ from ..spec import (
     trials_material,
     without_inputs,
 )
+from ..evidence import JsonValue
+from ..sandbox import TemplateFilter
+from ..select import CACHEABLE_VERDICTS, cache_decision
 from ._selection import Selection
 
 if TYPE_CHECKING:
-    from ..comparison import Arm
+    from ..scoring.comparison import Arm
 
 __all__ = [
     "ADAPTIVE_MIN_TRIALS",
@@ -330,7 +330,6 @@ def build_plan(
     """
     chosen = selection or Selection()
     entries: list[PlanEntry] = []
-    template_hashes: dict[str, str | None] = {}
     for spec in specs:
         effective = _effective_trials(spec, trials, adaptive)
         rendered = rendered_for_plan(effective, environ)
@@ -340,68 +339,92 @@ def build_plan(
                 effective, agent_spec, label, "run", "selected", prompt_sha256=prompt_hash, rendered=rendered
             )
             entries += [_selected(entry, chosen, changed, unchanged) for entry in _arms(first)]
-    survivors = [e for e in entries if not (e.action == "filtered" and e.reason == chosen.filter_reason)]
-    if (chosen.filters or chosen.agents) and not survivors:
-        raise UsageError(
-            "no eval × agent pair matches both "
-            + " and ".join(
-                part
-                for part in (
-                    f"--filter {', '.join(chosen.filters)}" if chosen.filters else "",
-                    f"--agent {', '.join(chosen.agents)}" if chosen.agents else "",
-                )
-                if part
-            )
-        )
+    _check_matches(entries, chosen)
     if shard is not None:
-        from ..select import balanced_shard_of
+        entries = _sharded(entries, shard, durations)
+    keys = _CacheKeys(pool)
+    return [
+        entry if entry.action != "run" else _cached(keys.keyed(entry), last_run, force=force)
+        for entry in entries
+    ]
 
-        runnable = [e for e in entries if e.action == "run"]
-        # Both arms of a compared pair, and every query of a trigger eval x agent, go to one shard, so that
-        # shard reports the comparison or the trigger scores.
-        groups = list(dict.fromkeys(_shard_group(e) for e in runnable))
-        expected: dict[str, float | None] = dict.fromkeys(groups)
-        for e in runnable:
-            seconds = durations(e) if durations is not None else None
-            if seconds is not None:
-                expected[_shard_group(e)] = (expected[_shard_group(e)] or 0.0) + seconds
-        mine = set(balanced_shard_of(groups, groups, [expected[key] for key in groups], *shard))
-        entries = [
-            e
-            if e.action != "run" or _shard_group(e) in mine
-            else replace(e, action="filtered", reason="another shard")
-            for e in entries
-        ]
-    decided: list[PlanEntry] = []
-    for entry in entries:
-        if entry.action != "run":
-            decided.append(entry)
-            continue
-        agent = pool.get(entry.agent)
+
+def _check_matches(entries: Sequence[PlanEntry], chosen: Selection) -> None:
+    """Refuse a ``--filter``/``--agent`` selection that matches no eval × agent pair."""
+    survivors = [e for e in entries if not (e.action == "filtered" and e.reason == chosen.filter_reason)]
+    if survivors or not (chosen.filters or chosen.agents):
+        return
+    parts = (
+        f"--filter {', '.join(chosen.filters)}" if chosen.filters else "",
+        f"--agent {', '.join(chosen.agents)}" if chosen.agents else "",
+    )
+    raise UsageError("no eval × agent pair matches both " + " and ".join(part for part in parts if part))
+
+
+def _sharded(
+    entries: list[PlanEntry],
+    shard: tuple[int, int],
+    durations: Callable[[PlanEntry], float | None] | None,
+) -> list[PlanEntry]:
+    """Keep shard ``I/N``'s runnable pairs, balanced by the seconds history expects each to take.
+
+    Both arms of a compared pair, and every query of a trigger eval × agent, go to one shard, so that
+    shard reports the comparison or the trigger scores.
+    """
+    from ..select import balanced_shard_of
+
+    runnable = [e for e in entries if e.action == "run"]
+    groups = list(dict.fromkeys(_shard_group(e) for e in runnable))
+    expected: dict[str, float | None] = dict.fromkeys(groups)
+    for e in runnable:
+        seconds = durations(e) if durations is not None else None
+        if seconds is not None:
+            expected[_shard_group(e)] = (expected[_shard_group(e)] or 0.0) + seconds
+    mine = set(balanced_shard_of(groups, groups, [expected[key] for key in groups], *shard))
+    return [
+        e
+        if e.action != "run" or _shard_group(e) in mine
+        else replace(e, action="filtered", reason="another shard")
+        for e in entries
+    ]
+
+
+class _CacheKeys:
+    """A runnable pair's cache keys, hashing each template folder once per plan."""
+
+    def __init__(self, pool: AgentPool) -> None:
+        self.pool = pool
+        self.template_hashes: dict[str, str | None] = {}
+
+    def keyed(self, entry: PlanEntry) -> PlanEntry:
+        """``entry`` with its cache key, trials key, agent version and model."""
+        agent = self.pool.get(entry.agent)
         version = agent.version()
-        template = entry.spec.template
-        tkey = str((template, entry.spec.template_exclude))
-        if tkey not in template_hashes:
-            template_hashes[tkey] = _template_hash(template, entry.spec.template_exclude)
+        template, exclude = entry.spec.template, entry.spec.template_exclude
+        tkey = str((template, exclude))
+        if tkey not in self.template_hashes:
+            self.template_hashes[tkey] = _template_hash(template, exclude)
         assert entry.rendered is not None
         material = cache_material(
             entry.spec,
             entry.agent,
             entry.rendered,
             agent_version=version,
-            template_tree_hash=template_hashes[tkey],
+            template_tree_hash=self.template_hashes[tkey],
         )
         key = tagged_sha256(canonical_json(material))
         trials_key = tagged_sha256(canonical_json(trials_material(material)))
-        entry = replace(entry, cache_key=key, trials_key=trials_key, agent_version=version, model=agent.model)
-        if last_run is not None:
-            # Content-addressed: any line with this key and a settled verdict serves, from any ref.
-            hit = last_run(entry.spec.id, entry.label, cache_key=key, verdicts=CACHEABLE_VERDICTS)
-            newest = last_run(entry.spec.id, entry.label)
-            cached, reason = cache_decision(key, hit, newest, force=force)  # type: ignore[arg-type]
-            last = hit if cached else newest
-            if cached or entry.reason == "selected":
-                entry = replace(entry, reason=reason)
-            entry = replace(entry, last=last, action="cached" if cached else "run")
-        decided.append(entry)
-    return decided
+        return replace(entry, cache_key=key, trials_key=trials_key, agent_version=version, model=agent.model)
+
+
+def _cached(entry: PlanEntry, last_run: LastLookup | None, *, force: bool) -> PlanEntry:
+    """``entry`` marked ``cached`` when history holds a settled verdict for its exact cache key."""
+    if last_run is None:
+        return entry
+    # Content-addressed: any line with this key and a settled verdict serves, from any ref.
+    hit = last_run(entry.spec.id, entry.label, cache_key=entry.cache_key, verdicts=CACHEABLE_VERDICTS)
+    newest = last_run(entry.spec.id, entry.label)
+    cached, reason = cache_decision(entry.cache_key, hit, newest, force=force)  # type: ignore[arg-type]
+    if cached or entry.reason == "selected":
+        entry = replace(entry, reason=reason)
+    return replace(entry, last=hit if cached else newest, action="cached" if cached else "run")

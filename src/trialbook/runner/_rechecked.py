@@ -14,12 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import NoReturn
 
-from ..assertions import Assertion, Call, CommandOutcome
-from ..assertions._base import unfinished
+from ..assertions import Assertion, Call, CommandOutcome, JudgeAsker, check_one, unfinished
 from ..evidence import AgentResult, AssertionRecord
-from ..sandbox import TemplateFilter
-from ..sandbox._finished import SandboxTrial
-from ..sandbox._rebuild import Rebuilt
+from ..sandbox import Rebuilt, SandboxTrial, TemplateFilter
 
 __all__ = ["NotRescorable", "RecheckedTrial", "recheck"]
 
@@ -114,18 +111,19 @@ class RecheckedTrial:
 
 
 def recheck(
-    assertions: Sequence[Assertion], trial: RecheckedTrial
+    assertions: Sequence[Assertion], trial: RecheckedTrial, judges: JudgeAsker | None = None
 ) -> tuple[tuple[AssertionRecord, ...], tuple[str, ...]]:
     """Every assertion's record over ``trial``, and why the trial is not re-scorable (empty: it is).
 
     A check that raises for any other reason fails with the error, as it would have in the trial.
+    ``judge`` checks ask ``judges`` again (answers to an unchanged input come from the cache).
     """
     records: list[AssertionRecord] = []
     reasons: list[str] = []
     for assertion in assertions:
         before = len(trial.refused)
         try:
-            record = assertion.check(trial)
+            record = check_one(assertion, trial, judges)
         except NotRescorable:
             record = None
         except Exception as exc:

@@ -19,27 +19,32 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .._blocking import run_blocking
+from .._util.blocking import run_blocking
 from ..agents import Agent
 from ..evidence import AgentResult, load_result, read_json
 from ..masking import Masker, masked_record
-from ..sandbox import TemplateFilter, parse_call_log
-from ..sandbox._changes import CHANGES_FILE
-from ..sandbox._copy import copy_tree
-from ..sandbox._finished import SandboxTrial
-from ..sandbox._rebuild import Rebuilt, apply_changes
-from ..sandbox._sandbox import remove_tree
+from ..sandbox import (
+    CHANGES_FILE,
+    Rebuilt,
+    SandboxTrial,
+    TemplateFilter,
+    apply_changes,
+    copy_tree,
+    parse_call_log,
+    remove_tree,
+)
+from ..scoring.verdict import trial_passed
 from ..select import CACHEABLE_VERDICTS
-from ..verdict import trial_passed
 from ._deadline import within
 from ._engine import EntryResult, trial_request
 from ._explain import explain_trial
-from ._inputs import place_inputs, skills_folder
+from ._judges import RunJudges, TrialJudges, changes_diff, judge_call_from_json, uses_judges
 from ._manifest import MANIFEST
 from ._outputs import write_trial_files
+from ._placing import place_inputs, skills_folder
 from ._plan import PlanEntry, RescoreSource
 from ._trial import TrialOutcome, trial_cost
-from ._verdicts import unused_shim_note, unused_shims
+from ._verdicts import pairwise_shown, unused_shim_note, unused_shims
 
 __all__ = [
     "NOT_RESCORABLE",
@@ -141,8 +146,25 @@ def _flag(changes: Mapping[str, Any], name: str) -> bool:
     return not isinstance(rebuild, dict) or rebuild.get(name) is not False
 
 
+def _asker(
+    entry: PlanEntry, judges: RunJudges | None, document: Mapping[str, Any], changes: Mapping[str, Any]
+) -> TrialJudges | None:
+    """The trial's judges, told the answers the trial recorded: an unchanged question is not paid again."""
+    if judges is None or not uses_judges(entry.spec.assertions):
+        return None
+    recorded = document.get("judge_calls")
+    found = [judge_call_from_json(item) for item in recorded] if isinstance(recorded, list) else []
+    judges.remember([call for call in found if call is not None])
+    return judges.for_trial(changes_diff(dict(changes)))
+
+
 def _rescore_trial(
-    entry: PlanEntry, agent: Agent, number: int, folder: Path, masker: Masker
+    entry: PlanEntry,
+    agent: Agent,
+    number: int,
+    folder: Path,
+    masker: Masker,
+    judges: RunJudges | None = None,
 ) -> TrialOutcome | str:
     from ._rechecked import RecheckedTrial, recheck
 
@@ -170,12 +192,14 @@ def _rescore_trial(
             calls_masked=raw_calls is not None and _flag(changes, "calls_masked"),
         )
         deadline = entry.spec.check_deadline_s
+        asker = _asker(entry, judges, document, changes)
         try:
             records, reasons = run_blocking(
-                within(functools.partial(recheck, entry.spec.assertions, trial), deadline)
+                within(functools.partial(recheck, entry.spec.assertions, trial, asker), deadline)
             )
         except TimeoutError:
             return f"trial {number}: the checks did not finish within the check deadline of {deadline:g}s"
+        shown = pairwise_shown(entry.spec.assertions, trial, asker, masker)  # from the rebuilt sandbox
     finally:
         remove_tree(scratch)
     if reasons:
@@ -197,10 +221,14 @@ def _rescore_trial(
         sandbox_path=None,
         unused_shims=unused_shims(request.shims, tuple(log.calls)),
         output_truncated=dict(truncated) if isinstance(truncated, dict) else None,
+        judge_calls=tuple(asker.calls) if asker is not None else (),
+        pairwise_shown=shown,
     )
 
 
-def rescore_pair(entry: PlanEntry, source: RescoreSource, agent: Agent, masker: Masker) -> RescoredPair:
+def rescore_pair(
+    entry: PlanEntry, source: RescoreSource, agent: Agent, masker: Masker, judges: RunJudges | None = None
+) -> RescoredPair:
     """Check ``entry``'s current assertions over every trial ``source`` recorded.
 
     The outcomes' folders are the source's trial folders until :func:`write_rescored` copies them.
@@ -212,7 +240,7 @@ def rescore_pair(entry: PlanEntry, source: RescoreSource, agent: Agent, masker: 
         if not folder.is_dir():
             reasons.append(f"trial {number}: {folder} is missing")
             break
-        found = _rescore_trial(entry, agent, number, folder, masker)
+        found = _rescore_trial(entry, agent, number, folder, masker, judges)
         if isinstance(found, str):
             reasons.append(found)
             break  # one trial that cannot be re-checked settles the pair: the rest need not be read
@@ -260,7 +288,8 @@ def write_rescored(result: EntryResult, results_dir: Path, masker: Masker) -> En
         notes = [unused_shim_note(name) for name in outcome.unused_shims]
         write_trial_files(
             target, outcome.result, outcome.assertions, None, masker,
-            notes=notes, output_truncated=outcome.output_truncated,
+            notes=notes, output_truncated=outcome.output_truncated, judge_calls=outcome.judge_calls,
+            pairwise_shown=outcome.pairwise_shown,
         )  # fmt: skip
         request = replace(outcome.request, folder=target)
         moved.append(replace(outcome, request=request, explanation=explanation))
@@ -289,6 +318,7 @@ def plan_rescores(
     masker: Masker,
     *,
     explicit: tuple[str, frozenset[tuple[str, str]]] | None = None,
+    judges: RunJudges | None = None,
 ) -> tuple[list[PlanEntry], dict[str, EntryResult]]:
     """Re-check every ``run`` entry a recorded source serves; the rest keep their action.
 
@@ -307,7 +337,9 @@ def plan_rescores(
         source = sources.get(key)
         if explicit is None and source is not None and source.cache_key == entry.cache_key:
             source = None  # nothing changed at all: whether that is cached is history's to say
-        found = rescore_pair(entry, source, agents(entry.agent), masker) if source is not None else None
+        found = (
+            rescore_pair(entry, source, agents(entry.agent), masker, judges) if source is not None else None
+        )
         if found is None or found.result is None:
             if explicit is not None:
                 why = _explicit_reason(entry, *explicit) if found is None else reasons_text(found.reasons)

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..report._rows import BaseResult, ListedEval, ReviewRow, cached_note
-from ..report.flaky import Stability, stability
+from ..report import BaseResult, ListedEval, ReviewRow, cached_note
 from ..report.terminal import TableRow
-from ..verdict import EXECUTION_FAILURES
+from ..scoring.flaky import Stability, stability
+from ..scoring.verdict import EXECUTION_FAILURES
 from ._arms import comparisons
 from ._engine import EntryResult
 from ._history import cached_failures
+from ._judges import uses_judges
 from ._plan import PlanEntry
 from ._rescore import NOT_RESCORABLE
 from ._run import RunReport
@@ -53,6 +54,8 @@ def _row(report: RunReport, result: EntryResult, base: BaseLookup | None) -> Rev
         history=_history(report, entry.key),
         note="; ".join(result.notes),
         remarks=tuple(entry_remarks(result)),
+        judged=uses_judges(entry.spec.assertions),
+        judge_cost_usd=result.judge_cost_usd,
     )
 
 
@@ -184,6 +187,8 @@ def table_rows(report: RunReport) -> list[TableRow]:
                     duration_s=result.duration_s,
                     cost_estimated=result.cost_estimated,
                     note=_arm_note(entry, terminal_note(_row(report, result, None))),
+                    judged=uses_judges(entry.spec.assertions),
+                    judge_cost_usd=result.judge_cost_usd,
                 )
             )
         else:

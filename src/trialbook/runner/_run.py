@@ -7,19 +7,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._blocking import run_blocking
+from .._util.blocking import run_blocking
 from ..agents import AgentNames
 from ..errors import BudgetForecastError, ConfigError, ExitCode, RunAbortedError, UsageError
+from ..evalfiles import EvalSpec, load_evals
 from ..evidence import JsonObject, SuiteReport, publish_json, suite_to_json
 from ..history import HistoryLine, HistoryStore, NetworkTimeouts, open_store
-from ..leftovers import Swept, sweep
 from ..masking import Masker
+from ..sandbox.leftovers import Swept, sweep
 from ..select import head_commit
-from ..spec import EvalSpec, load_evals
 from ._cancel import current_cancellation
 from ._controls import apply_controls, plan_controls
-from ._engine import ControlOutcome, EntryResult, run_plan
-from ._events import ProgressSink, TrialFinished, TrialStarted
+from ._engine import ControlOutcome, EntryResult, RunSettings, run_plan
+from ._events import Notice, ProgressSink, TrialFinished, TrialStarted
 from ._folder import (
     StagedFolder,
     check_owned,
@@ -30,14 +30,15 @@ from ._folder import (
 )
 from ._forecast import Forecast, forecast
 from ._guards import local_note, refusals, refuse_or_check, unavailable_notes
-from ._history import base_history, expected_seconds, recent_lines
+from ._history import base_history, ci_run_url, expected_seconds, pending_lines, recent_lines, record, sync
 from ._isolation import resolve_isolation
+from ._judges import uses_judges
 from ._ledger import BudgetLedger
 from ._manifest import MANIFEST, build_manifest
 from ._options import RunOptions
 from ._outputs import write_json
+from ._pairwise import judge_pairs
 from ._plan import AgentPool, PlanEntry, build_plan
-from ._record import ci_run_url, pending_lines, record, sync
 from ._rescore import plan_rescores, recorded_sources, write_rescored
 from ._runs import begin_run, finish_run, latest_problem, new_run_id, run_folders, selection_for
 from ._secrets import run_secrets
@@ -120,7 +121,7 @@ class RunReport:
             for e in self.plan
             if e.action == "cached" and _decides(e) and getattr(e.last, "verdict", "") == "fail"
         ]
-        failing = ("fail", "error", "vacuous")
+        failing = ("fail", "error", "vacuous", "judge_uncalibrated")
         trouble = self.history_error or self.durability_error
         groups = trigger_groups(self.plan, self.results) if any(e.spec.trigger for e in self.plan) else []
         if any(group.verdict in ("fail", "error") for group in groups):
@@ -169,7 +170,7 @@ def load_specs(options: RunOptions, agent_names: AgentNames | None = None) -> li
 def run(
     options: RunOptions,
     sink: ProgressSink | None = None,
-    notice: Callable[[str], None] | None = None,
+    notice: Callable[[Notice], None] | None = None,
     *,
     specs: Sequence[EvalSpec] | None = None,
 ) -> RunReport:
@@ -216,38 +217,12 @@ def run(
         report.warnings = secrets.warnings
         runnable = [entry for entry in report.plan if entry.action == "run" and entry.rescore is None]
         assert options.rescore_run is None or not runnable  # re-scoring never starts an agent
-        what = options.owned_label
-        kind = "run" if options.results_dir is not None else "runs"
         if options.dry_run:
-            owner = ownership_problem(options.owned_folder, what, kind)
-            report.refusals = [*([owner] if owner else []), *_output_problems(options), *secrets.problems]
-            report.refusals += refusals(options, runnable, pool)
-            report.warnings += unavailable_notes(options, runnable, pool)
-            note = local_note(options, runnable)
-            if note is not None:
-                report.warnings.append(note)
-            if report.over_budget and options.budget_strict:
-                report.refusals.append(f"{report.over_budget}; --budget-strict would start no trial")
+            _dry_run(report, options, runnable, pool, secrets.problems)
             return report
         if report.nothing_to_rerun is not None:
             return report  # no run folder: `latest` keeps naming the run the user means
-        check_owned(options.owned_folder, what, kind)
-        unwritable = _output_problems(options)
-        if unwritable:
-            raise UsageError("\n".join(unwritable))
-        if report.over_budget and options.budget_strict:
-            raise BudgetForecastError(f"{report.over_budget}; --budget-strict: no trial was started")
-        if notice is not None and runnable and report.forecast is not None:
-            notice(report.forecast.describe())
-            if report.over_budget:
-                notice(f"warning: {report.over_budget}")
-        if runnable:
-            report.plan, isolation_notes = resolve_isolation(options, report.plan, pool)
-            runnable = [entry for entry in report.plan if entry.action == "run"]
-            for warning in [*isolation_notes, *refuse_or_check(options, runnable, pool)]:
-                report.warnings.append(warning)
-                if notice is not None:
-                    notice(f"warning: {warning}")
+        _before_trials(report, options, runnable, pool, notice or (lambda _: None))
         _execute(report, options, pool, secret_values, sink or SilentSink(), started)
         if store is not None and options.record_history:
             record(report, store, options)
@@ -256,6 +231,57 @@ def run(
         run_blocking(pool.aclose())
         if store is not None:
             store.close()
+
+
+def _dry_run(
+    report: RunReport,
+    options: RunOptions,
+    runnable: list[PlanEntry],
+    pool: AgentPool,
+    secret_problems: list[str],
+) -> None:
+    """What the real run would refuse (``report.refusals``) and warn of, without starting anything."""
+    kind = "run" if options.results_dir is not None else "runs"
+    owner = ownership_problem(options.owned_folder, options.owned_label, kind)
+    report.refusals = [*([owner] if owner else []), *_output_problems(options), *secret_problems]
+    report.refusals += refusals(options, runnable, pool)
+    report.warnings += unavailable_notes(options, runnable, pool)
+    note = local_note(options, runnable)
+    if note is not None:
+        report.warnings.append(note)
+    if report.over_budget and options.budget_strict:
+        report.refusals.append(f"{report.over_budget}; --budget-strict would start no trial")
+
+
+def _before_trials(
+    report: RunReport,
+    options: RunOptions,
+    runnable: list[PlanEntry],
+    pool: AgentPool,
+    notice: Callable[[Notice], None],
+) -> None:
+    """Refuse what must not run (a folder not ours, unwritable outputs, a strict budget); say the forecast.
+
+    Then settle each runnable pair's isolation and check its agent can run, warning of what cannot.
+    """
+    kind = "run" if options.results_dir is not None else "runs"
+    check_owned(options.owned_folder, options.owned_label, kind)
+    unwritable = _output_problems(options)
+    if unwritable:
+        raise UsageError("\n".join(unwritable))
+    if report.over_budget and options.budget_strict:
+        raise BudgetForecastError(f"{report.over_budget}; --budget-strict: no trial was started")
+    if runnable and report.forecast is not None:
+        notice(Notice("info", report.forecast.describe()))
+        if report.over_budget:
+            notice(Notice("warning", report.over_budget))
+    if not runnable:
+        return
+    report.plan, isolation_notes = resolve_isolation(options, report.plan, pool)
+    runnable = [entry for entry in report.plan if entry.action == "run"]
+    for warning in [*isolation_notes, *refuse_or_check(options, runnable, pool)]:
+        report.warnings.append(warning)
+        notice(Notice("warning", warning))
 
 
 def _unusable_paths(options: RunOptions) -> list[str]:
@@ -282,7 +308,7 @@ def _plan(
     pool: AgentPool,
     store: HistoryStore | None,
     agent_names: AgentNames,
-    notice: Callable[[str], None] | None = None,
+    notice: Callable[[Notice], None] | None = None,
     masker: Masker | None = None,
 ) -> RunReport:
     changed: dict[str, str] | None = None
@@ -294,7 +320,7 @@ def _plan(
     if store is not None and not options.dry_run:
         trouble = sync(store)
         if trouble is not None and notice is not None:
-            notice(f"warning: history: {trouble}; planning with the local history only")
+            notice(Notice("warning", f"history: {trouble}; planning with the local history only"))
     selection = selection_for(options, specs, agent_names)
     plan = build_plan(
         specs,
@@ -318,10 +344,9 @@ def _plan(
     if notice is not None:
         for entry in plan:
             if entry.rescore is not None:
-                notice(
-                    f"{entry.key}: rescored from the recorded trials of run {entry.rescore.run_id}, "
-                    "no agent started"
-                )
+                run_id = entry.rescore.run_id
+                what = f"{entry.key}: rescored from the recorded trials of run {run_id}, no agent started"
+                notice(Notice("info", what))
     if selection.only_keys is not None and not selection.only_keys:
         # only_reason reads "did not fail in the latest run (<id>)".
         latest = selection.only_reason.replace("did not fail", "no pair failed")
@@ -388,24 +413,35 @@ def _run_and_write(
     rescored = {
         key: write_rescored(found, results_dir, report.masker) for key, found in report.rescored.items()
     }
-    ran, report.ledger, checks = run_blocking(
+    settings = RunSettings(
+        pool=pool,
+        secret_values=secret_values,
+        masker=report.masker,
+        results_dir=results_dir,
+        concurrency=options.concurrency,
+        sink=sink,
+        keep_sandboxes=options.keep_sandboxes,
+        cancel=cancel,
+    )
+    fresh = [entry for entry in report.plan if entry.rescore is None]
+    ran = run_blocking(
         run_plan(
-            [entry for entry in report.plan if entry.rescore is None],
-            pool=pool,
-            secret_values=secret_values,
-            masker=report.masker,
-            results_dir=results_dir,
-            concurrency=options.concurrency,
-            budget_usd=options.budget_usd,
-            sink=sink,
-            keep_sandboxes=options.keep_sandboxes,
-            cancel=cancel,
-            controls=report.controls,
-            problems=report.warnings,
+            fresh, settings, budget_usd=options.budget_usd, controls=report.controls, problems=report.warnings
         )
     )
-    by_key = {result.entry.key: result for result in ran} | rescored
+    report.ledger, checks = ran.ledger, ran.controls
+    for found in rescored.values():
+        if found.outcomes and uses_judges(found.entry.spec.assertions):
+            # Re-scored pairs start no agent, but judges asked anew cost money now: it counts too.
+            report.ledger.record(f"{found.entry.key} judges", found.judge_cost_usd, judges=True)
+    by_key = {result.entry.key: result for result in ran.results} | rescored
     report.results = [by_key[entry.key] for entry in report.plan if entry.key in by_key]
+    if cancel is None or not cancel.requested:  # a stopped run asks no more judges
+        # After every trial: both arms of each compared pair have finished, so their judges can compare them.
+        judge_pairs(
+            report.plan, report.results, masker=report.masker, secret_values=secret_values,
+            environ=options.environ, ledger=report.ledger, results_dir=results_dir,
+        )  # fmt: skip
     finished = time.time()
     commit = options.environ.get("GITHUB_SHA") or head_commit(options.repo)
     if cancel is not None:
@@ -448,7 +484,15 @@ def rescores(
 
     ``trialbook rescore`` names the run; otherwise the cache looks in the results folder and the kept
     runs, newest first, for trials that differ only in their assertions (never with ``--force``).
+    ``judge`` checks ask their judges again, through one client whose cache the recorded answers fill.
     """
+    from ._judges import RunJudges
+
+    judges = None
+    if any(uses_judges(entry.spec.assertions) for entry in plan):
+        names = {name for entry in plan for name in entry.spec.secrets}
+        values = {name: options.environ[name] for name in names if name in options.environ}
+        judges = RunJudges(masker, values, options.environ)
     if options.rescore_run is not None:
         from ._manifest import read_manifest
 
@@ -462,12 +506,12 @@ def rescores(
             if isinstance(p, dict) and p.get("action") == "run"
         )
         sources = recorded_sources([options.rescore_run])
-        found, done = plan_rescores(plan, sources, pool.get, masker, explicit=(run_id, in_run))
+        found, done = plan_rescores(plan, sources, pool.get, masker, explicit=(run_id, in_run), judges=judges)
         return found, done, run_id
     if options.force or options.last_failed:  # asked to run: recorded trials must not answer instead
         return plan, {}, None
     folders = [*options.rescore_from, *([options.results_dir] if options.results_dir is not None else [])]
     folders += list(reversed(run_folders(options.runs_dir)))
     sources = recorded_sources(folder for folder in folders if folder.is_dir())
-    found, done = plan_rescores(plan, sources, pool.get, masker) if sources else (plan, {})
+    found, done = plan_rescores(plan, sources, pool.get, masker, judges=judges) if sources else (plan, {})
     return found, done, None

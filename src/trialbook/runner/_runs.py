@@ -15,20 +15,19 @@ import time
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from .._util.fsutil import NotDurableError, atomic_symlink, atomic_write_text
 from ..errors import UsageError
-from ..fsutil import NotDurableError, atomic_symlink, atomic_write_text
-from ..spec import EvalSpec
-from ._folder import MARKER, RUN_ID_PATTERN, StagedFolder, claim, folder_lock, pid_alive, remove_folder, stage
+from ..evalfiles import EvalSpec
+from ..evidence import LATEST, RUN_ID_PATTERN, latest_run
+from ._folder import MARKER, StagedFolder, claim, folder_lock, pid_alive, remove_folder, stage
 from ._manifest import failed_pairs, read_manifest
 from ._options import RunOptions
 from ._plan import agent_label
 from ._selection import Selection, check_selection
 
 __all__ = [
-    "LATEST",
     "begin_run",
     "finish_run",
-    "latest_run",
     "new_run_id",
     "previous_run",
     "prune_runs",
@@ -37,7 +36,6 @@ __all__ = [
     "set_latest",
 ]
 
-LATEST = "latest"
 _RUN_ID = re.compile(rf"^{RUN_ID_PATTERN}$")
 
 
@@ -72,18 +70,6 @@ def set_latest(root: Path, run: Path) -> None:
     link = root / LATEST
     if not atomic_symlink(link, run.name):
         atomic_write_text(link, run.name + "\n")  # platforms without symlinks for this user
-
-
-def latest_run(root: Path) -> Path | None:
-    """The folder ``root/latest`` names, or ``None`` when there is no kept run."""
-    link = root / LATEST
-    if link.is_symlink():
-        target = root / os.readlink(link)
-    elif link.is_file():
-        target = root / link.read_text(encoding="utf-8").strip()
-    else:
-        return None
-    return target if target.is_dir() and _RUN_ID.match(target.name) else None
 
 
 def _finishing(run: Path) -> bool:

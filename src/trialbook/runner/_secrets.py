@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..evalfiles import EvalSpec, display_path, secret_location
 from ..evidence import JsonValue
 from ..masking import Masker, credential_items, is_credential_name, length_problem, length_warning
-from ..spec import EvalSpec, secret_location
-from ..spec._problems import display_path
 
 __all__ = ["Credential", "RunSecrets", "provider_variables", "run_credentials", "run_masker", "run_secrets"]
 
@@ -28,7 +27,7 @@ def provider_variables() -> tuple[str, ...]:
     """Variables of the runner's environment that adapters hand to agents; the credential ones are masked."""
     # From a module of names only: the adapters themselves (the Copilot one loads its SDK) are loaded
     # by the runs that use them, not by every run, `validate` or `list`.
-    from ..agents._provider_names import CLAUDE_PASSTHROUGH, CODEX_PASSTHROUGH, COPILOT_VARIABLES
+    from ..agents import CLAUDE_PASSTHROUGH, CODEX_PASSTHROUGH, COPILOT_VARIABLES
 
     return (*CLAUDE_PASSTHROUGH, *CODEX_PASSTHROUGH, *COPILOT_VARIABLES)
 

@@ -11,7 +11,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import UsageError
-from ..spec import EvalSpec
+from ..evalfiles import EvalSpec
 
 __all__ = ["Selection", "check_selection", "closest"]
 

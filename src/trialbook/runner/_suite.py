@@ -8,10 +8,11 @@ from datetime import UTC, datetime
 
 from .. import __version__
 from ..evidence import ExecutionRecord, JsonValue, Outcome, SuiteMetadata, SuiteReport, TestReport
-from ..stats import rate_json
+from ..scoring.stats import rate_json
 from ._arms import comparisons
 from ._engine import EntryResult
 from ._history import cached_failures
+from ._judges import uses_judges
 from ._plan import PlanEntry
 
 __all__ = ["build_suite", "iso_utc"]
@@ -22,6 +23,7 @@ _OUTCOME: dict[str, Outcome] = {
     "error": "error",
     "incomplete": "incomplete",
     "vacuous": "failed",
+    "judge_uncalibrated": "error",
 }
 
 
@@ -75,6 +77,12 @@ def _ran(result: EntryResult) -> TestReport:
             "vacuous_held": list(result.control.held) if result.control and result.control.vacuous else None,
             "verdict": result.verdict,
             "cost_usd": result.cost_usd,
+            # Only on evals with judge checks: the judges' cost, apart from the agents' (``cost_usd``).
+            **(
+                {"judge_cost_usd": result.judge_cost_usd, "judge_calls": _judge_calls(result)}
+                if uses_judges(entry.spec.assertions)
+                else {}
+            ),
             # Only on re-checked pairs: the kept run whose recorded trials were checked again.
             **({"rescored_from": result.rescored_from} if result.rescored_from else {}),
             "unused_shims": list(result.unused_shims),
@@ -96,6 +104,12 @@ def _ran(result: EntryResult) -> TestReport:
         properties=properties,
         executions=tuple(executions),
     )
+
+
+def _judge_calls(result: EntryResult) -> int:
+    """Judge requests the pair's trials (and a ``with`` arm's pairwise judges) made, cached ones included."""
+    pairwise = result.pairwise.judge_calls if result.pairwise is not None else 0
+    return sum(len(outcome.judge_calls) for outcome in result.outcomes) + pairwise
 
 
 def _copy_method(result: EntryResult) -> str | None:

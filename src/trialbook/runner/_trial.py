@@ -11,24 +11,27 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from ..agents import Agent, AgentTask
-from ..assertions import Assertion, Call, quick_checks
+from ..assertions import Assertion, Call
+from ..evalfiles import CHECKS_BASE_S, InstructionFile, SkillFolder
 from ..evidence import AgentResult, AssertionRecord
 from ..masking import Masker
-from ..sandbox import Isolation, Sandbox, ShimConfig, create_sandbox
-from ..sandbox._capture import DEFAULT_OUTPUT_LIMIT, OutputCapture
-from ..sandbox._remover import SandboxRemover
-from ..sandbox._sandbox import remove_tree
-from ..sandbox._shell import Shell
+from ..sandbox import (
+    DEFAULT_OUTPUT_LIMIT,
+    Isolation,
+    OutputCapture,
+    Sandbox,
+    SandboxRemover,
+    ShimConfig,
+    create_sandbox,
+)
 from ..sandbox.supervisor import TRIAL_MARKER, TrialScope, supervisor
-from ..spec import InstructionFile, SkillFolder
-from ..spec._limits import CHECKS_BASE_S
 from ._deadline import within
 from ._explain import Explanation
-from ._inputs import place_inputs, skills_folder, with_loading
 from ._isolated import isolated_evidence
+from ._placing import place_inputs, skills_folder, with_loading
 from ._verdicts import (
     Checked,
     CheckState,
@@ -39,6 +42,10 @@ from ._verdicts import (
     unused_shim_note,
     unused_shims,
 )
+
+if TYPE_CHECKING:
+    from ..agents.judge_client import JudgeCall
+    from ._judges import RunJudges
 
 __all__ = [
     "NotStarted",
@@ -83,6 +90,8 @@ class TrialRequest:
     """Seconds the trial's checks may take together once the agent finished (``limits.checks``)."""
     isolation: Isolation | None = None
     """Settings of the trial's isolation apart from its own folder (known once the sandbox is made)."""
+    judges: RunJudges | None = None
+    """Who answers the trial's ``judge`` checks; ``None`` (a negative control): they record an error."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +116,17 @@ class TrialOutcome:
     """How the template came into the sandbox: ``reflink``, ``copy``, or ``None`` without a template."""
     output_truncated: dict[str, int] | None = None
     """Bytes dropped from each captured stream (``0``: kept whole); ``None`` when none was captured."""
+    judge_calls: tuple[JudgeCall, ...] = ()
+    """The requests the trial's ``judge`` checks made, in order."""
+    pairwise_shown: tuple[tuple[int, str], ...] = ()
+    """``(check index, material)`` its ``pairwise`` judge checks showed, masked and bounded."""
+
+    @property
+    def judge_cost_usd(self) -> float | None:
+        """What the judges cost this trial (cached answers are free); ``None`` when some cost is unknown."""
+        from ._judges import judge_cost
+
+        return judge_cost(self.judge_calls)
 
 
 def _harness_failure(agent: Agent, error: str, reason: str, started: float, workdir: Path) -> AgentResult:
@@ -187,18 +207,8 @@ async def settle(function: Callable[[], _T]) -> tuple[_T, bool]:
     return future.result(), cancelled
 
 
-def _reuses(request: TrialRequest, remover: SandboxRemover | None) -> bool:
-    # A kept sandbox stays the trial's own: only folders the remover will get back are reused.
-    return remover is not None and remover.keeps and not request.keep_sandbox
-
-
-def _open_sandbox(request: TrialRequest, remover: SandboxRemover | None, shell: Shell | None) -> Sandbox:
-    try:
-        request.folder.mkdir(parents=True, exist_ok=True)
-    except BaseException:
-        if shell is not None:  # taken for this trial: nothing else would remove it
-            remove_tree(shell.path)
-        raise
+def _open_sandbox(request: TrialRequest) -> Sandbox:
+    request.folder.mkdir(parents=True, exist_ok=True)
     return create_sandbox(
         root=request.sandbox_root,
         template=request.template,
@@ -206,25 +216,16 @@ def _open_sandbox(request: TrialRequest, remover: SandboxRemover | None, shell: 
         shims=request.shims,
         secrets=request.secrets,
         extra_env=request.agent_env,
-        shell=shell,
-        reusable=_reuses(request, remover),
     )
 
 
-async def _prepare(request: TrialRequest, remover: SandboxRemover | None) -> tuple[Sandbox, bool]:
+async def _prepare(request: TrialRequest) -> tuple[Sandbox, bool]:
     """The trial's sandbox, and whether a cancellation arrived while it was made (see :func:`settle`).
 
-    Making folders and copying a template wait for the disk, which on some disks takes milliseconds
-    (``discard``), so that happens in a worker thread while the event loop serves the running trials.
-    A finished trial's folder reused with nothing to copy or write into it needs one folder made
-    (the trial's results folder) and an environment: fewer system calls than the hop to a thread and
-    back costs, so that sandbox is made here.
+    Making folders and copying a template wait for the disk, so that happens in a worker thread while
+    the event loop serves the running trials.
     """
-    shell = remover.take(request.sandbox_root) if remover is not None and _reuses(request, remover) else None
-    make = functools.partial(_open_sandbox, request, remover, shell)
-    if shell is not None and request.template is None and not request.shims:
-        return make(), False
-    return await settle(make)
+    return await settle(functools.partial(_open_sandbox, request))
 
 
 class NotStarted(Exception):
@@ -236,8 +237,6 @@ class TrialSlot(Protocol):
 
     Preparing the sandbox comes before :meth:`enter` and writing the transcripts and cleaning up after
     :meth:`leave`, so a trial's file-system work overlaps other trials' agents instead of holding a place.
-    Checks that only read files (see ``quick_checks``) come after :meth:`leave` too: they run on the
-    event loop in a fraction of a millisecond, and the next trial's agent starts first.
     """
 
     async def enter(self) -> None:
@@ -266,7 +265,7 @@ async def run_trial(
     scope = supervisor().open_trial()
     capture = OutputCapture(request.output_limit, masker)
     try:
-        sandbox, cancelled = await _prepare(request, remover)
+        sandbox, cancelled = await _prepare(request)
     except BaseException:
         scope.close()
         raise
@@ -280,24 +279,16 @@ async def run_trial(
     kept: Path | None = None
     checked: Checked | None = None
     result: AgentResult | None = None
-    held = slot
     try:
         if slot is not None:
             await slot.enter()
             started = time.monotonic()
         try:
             result = await _agent_run(request, agent, masker, sandbox, capture)
-            quick = _quick(request)
-            if held is not None and quick:
-                # Checks that only read files (on the event loop, a fraction of a millisecond) hold no
-                # place of their own: the next trial starts its agent first, then these run.
-                held.leave(result)
-                held = None
-                await asyncio.sleep(0)
             checked = await _check(request, agent, masker, scope, sandbox, result, capture)
         finally:
-            if held is not None:
-                held.leave(result)
+            if slot is not None:
+                slot.leave(result)
     finally:
         write = (
             None if checked is None else functools.partial(record_trial, request, checked, masker, capture)
@@ -310,16 +301,29 @@ async def run_trial(
     if cancelled:
         raise asyncio.CancelledError
     assert recorded is not None  # checked, so written
-    cost = trial_cost(recorded.result)
+    duration_s = prepared_s + time.monotonic() - started
+    return _outcome(request, recorded, scope, sandbox, kept, duration_s)
+
+
+def _outcome(
+    request: TrialRequest,
+    recorded: Recorded,
+    scope: TrialScope,
+    sandbox: Sandbox,
+    kept: Path | None,
+    duration_s: float,
+) -> TrialOutcome:
+    """The trial's outcome from what was recorded, with how its processes and sandbox were handled."""
+    cost, estimated = trial_cost(recorded.result)
     return TrialOutcome(
         request=request,
         result=recorded.result,
         assertions=recorded.records,
         calls=recorded.calls,
         passed=recorded.passed,
-        cost_usd=cost[0],
-        cost_estimated=cost[1],
-        duration_s=prepared_s + time.monotonic() - started,
+        cost_usd=cost,
+        cost_estimated=estimated,
+        duration_s=duration_s,
         sandbox_path=kept,
         unused_shims=recorded.unused,
         explanation=recorded.explanation,
@@ -327,6 +331,8 @@ async def run_trial(
         stray_processes_killed=scope.killed,
         sandbox_copy=sandbox.copy,
         output_truncated=recorded.truncated,
+        judge_calls=recorded.judge_calls,
+        pairwise_shown=recorded.pairwise_shown,
     )
 
 
@@ -341,26 +347,19 @@ async def _check(
 ) -> Checked:
     """Sweep what the agent left running, then check, within the trial's check deadline.
 
-    Looking for left-over processes takes one pass over the processes started since the trial's last
-    pass; killing them waits for them to die, so that happens in a worker thread. The checks run in a
+    The sweep runs in a worker thread: killing waits for the dying. The checks run in a
     daemon thread (see :mod:`._deadline`): past ``limits.checks`` the trial ends ``error`` naming the
     check that was running, and a signal stops the wait at once, whatever the check is doing.
     """
     # What the agent left running (in its own session, double-forked) must not change the files the
     # checks read; commands the checks start carry the marker and end with the trial.
-    if not scope.quiet():
-        await asyncio.to_thread(scope.sweep)
+    await asyncio.to_thread(scope.sweep)
     state = CheckState()
     work = functools.partial(check_trial, request, agent, masker, sandbox, result, capture, state)
     try:
         return await within(work, request.check_deadline_s)
     except TimeoutError:
         return overran(request, result, state)
-
-
-def _quick(request: TrialRequest) -> bool:
-    """Whether the trial's checks run on the event loop: they only read files and the call log."""
-    return request.template is None and quick_checks(request.assertions)
 
 
 def _finish(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..evidence import JsonObject, JsonValue
-from ..stats import fisher_two_sided
+from ..scoring.stats import fisher_two_sided
 from ..triggers import QueryCounts, Rate, TriggerScore, score
 from ._engine import EntryResult
 from ._plan import PlanEntry

@@ -7,25 +7,40 @@ worker thread: one hand-off per step instead of one per file.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..agents import Agent
-from ..agents._fences import MAY_FAIL
-from ..assertions import Call, CheckProgress, evaluate_all
-from ..assertions._base import unfinished
+from ..agents import MAY_FAIL, Agent
+from ..assertions import (
+    Assertion,
+    Call,
+    CheckProgress,
+    FinishedTrial,
+    Judge,
+    JudgeAsker,
+    evaluate_all,
+    unfinished,
+)
 from ..evidence import AgentResult, AssertionRecord, JsonObject
 from ..masking import Masker, masked_call, masked_record, masked_result
-from ..sandbox import Sandbox, ShimConfig, TemplateFilter
-from ..sandbox._calllog import parse_call_log
-from ..sandbox._capture import OutputCapture
-from ..sandbox._changes import CHANGES_FILE, record_changes
-from ..verdict import trial_passed
+from ..sandbox import (
+    CHANGES_FILE,
+    OutputCapture,
+    Sandbox,
+    ShimConfig,
+    TemplateFilter,
+    parse_call_log,
+    record_changes,
+)
+from ..scoring.verdict import trial_passed
 from ._explain import Explanation, explain_trial
-from ._inputs import placed_roots, placed_sources, skills_folder
 from ._outputs import mask_call_log, write_json, write_trial_files
+from ._placing import placed_roots, placed_sources, skills_folder
 
 if TYPE_CHECKING:
+    from ..agents.judge_client import JudgeCall
+    from ._judges import TrialJudges
     from ._trial import TrialRequest
 
 __all__ = [
@@ -34,6 +49,7 @@ __all__ = [
     "Recorded",
     "check_trial",
     "overran",
+    "pairwise_shown",
     "record_trial",
     "unused_shim_note",
     "unused_shims",
@@ -67,6 +83,10 @@ class Checked:
     """The call log as the agent left it, raw (masked when written); ``None``: no shims, so no log."""
     changes: JsonObject
     """The agent's file changes, already masked."""
+    judge_calls: tuple[JudgeCall, ...] = ()
+    """Every judge request the checks made, in order (texts already masked)."""
+    pairwise_shown: tuple[tuple[int, str], ...] = ()
+    """``(check index, material)`` of each ``pairwise`` judge check: masked, bounded, for the arms' pair."""
 
 
 class CheckState:
@@ -77,6 +97,7 @@ class CheckState:
         self.agent_calls: bytes | None = None
         self.calls: tuple[Call, ...] = ()
         self.changes: JsonObject = {}
+        self.judges: TrialJudges | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +111,17 @@ class Recorded:
     unused: tuple[str, ...]
     explanation: Explanation | None
     truncated: dict[str, int] | None
+    judge_calls: tuple[JudgeCall, ...] = ()
+    pairwise_shown: tuple[tuple[int, str], ...] = ()
+
+
+def _judges(request: TrialRequest, changes: JsonObject) -> TrialJudges | None:
+    """The trial's asker when its eval judges and the run has judges to ask (a control has none)."""
+    from ._judges import changes_diff, uses_judges
+
+    if request.judges is None or not uses_judges(request.assertions):
+        return None
+    return request.judges.for_trial(changes_diff(changes))
 
 
 def check_trial(
@@ -133,11 +165,34 @@ def check_trial(
     finished = sandbox.finished(result, capture, log=log)
     calls = tuple(finished.calls)  # the agent's calls: read before the checks run their commands
     state.calls = calls
+    judges = state.judges = _judges(request, changes)
     # The guide's own failing step first: it explains what the assertions after it saw.
-    records = (*_guide_steps(result), *evaluate_all(request.assertions, finished, progress))
+    records = (*_guide_steps(result), *evaluate_all(request.assertions, finished, progress, judges))
     passed = trial_passed(result, [record.passed for record in records])
     unused = unused_shims(request.shims, calls)
-    return Checked(result, records, calls, passed, unused, agent_calls, changes)
+    asked = tuple(judges.calls) if judges is not None else ()
+    shown = pairwise_shown(request.assertions, finished, judges, masker)
+    return Checked(result, records, calls, passed, unused, agent_calls, changes, asked, shown)
+
+
+def pairwise_shown(
+    assertions: Sequence[Assertion], finished: FinishedTrial, judges: JudgeAsker | None, masker: Masker
+) -> tuple[tuple[int, str], ...]:
+    """What each ``pairwise`` judge check shows of this trial, masked and bounded now.
+
+    The arms are compared once both have finished, when this trial's sandbox may be gone: the material
+    is read while it is still there (or rebuilt, when re-scored) and kept in the trial's evidence. A
+    trial without judges to ask (a negative control) keeps none.
+    """
+    if judges is None:
+        return ()
+    from ..agents.judge_client import bounded
+
+    return tuple(
+        (index, bounded(masker, assertion.shown(finished, judges)))
+        for index, assertion in enumerate(assertions)
+        if isinstance(assertion, Judge) and assertion.pairwise
+    )
 
 
 def _guide_steps(result: AgentResult) -> tuple[AssertionRecord, ...]:
@@ -184,7 +239,8 @@ def overran(request: TrialRequest, result: AgentResult, state: CheckState) -> Ch
     )
     errored = replace(result, success=False, stop_reason="execution_error", error=message)
     calls = state.calls
-    return Checked(errored, tuple(records), calls, False, (), state.agent_calls, state.changes)
+    asked = tuple(state.judges.calls) if state.judges is not None else ()
+    return Checked(errored, tuple(records), calls, False, (), state.agent_calls, state.changes, asked)
 
 
 def record_trial(request: TrialRequest, checked: Checked, masker: Masker, capture: OutputCapture) -> Recorded:
@@ -203,10 +259,14 @@ def record_trial(request: TrialRequest, checked: Checked, masker: Masker, captur
         )  # fmt: skip
     notes = [unused_shim_note(name) for name in checked.unused]
     write_trial_files(
-        request.folder, result, records, checked.agent_calls, masker, notes=notes, output_truncated=truncated
-    )
+        request.folder, result, records, checked.agent_calls, masker, notes=notes, output_truncated=truncated,
+        judge_calls=checked.judge_calls, pairwise_shown=checked.pairwise_shown,
+    )  # fmt: skip
     write_json(request.folder / CHANGES_FILE, _with_masking(checked, result, masker), masker)
-    return Recorded(result, records, calls, checked.passed, checked.unused, explanation, truncated)
+    return Recorded(
+        result, records, calls, checked.passed, checked.unused, explanation, truncated, checked.judge_calls,
+        checked.pairwise_shown,
+    )  # fmt: skip
 
 
 def _with_masking(checked: Checked, masked: AgentResult, masker: Masker) -> JsonObject:

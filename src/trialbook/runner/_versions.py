@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from ..evidence import JsonObject, JsonValue
 from ..report.versions import describe, headlines
-from ..stats import fisher_two_sided
+from ..scoring.stats import fisher_two_sided
 from ._arms import _counts
 from ._engine import EntryResult
 from ._plan import PlanEntry

@@ -2,7 +2,7 @@
 
 A wave starts only when every trial of the waves before it has settled (finished, left unstarted by
 the budget, or saved), so the decision after a wave sees all of it; trials already running always
-finish. The decision itself is :func:`trialbook.stats.early_verdict`, taken by the entry.
+finish. The decision itself is :func:`trialbook.scoring.stats.early_verdict`, taken by the entry.
 """
 
 from __future__ import annotations

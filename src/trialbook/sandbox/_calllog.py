@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..assertions._trial import Call
-from ..evidence._bounded import loads_bounded
+from ..evidence import Call, loads_bounded
 
 __all__ = ["CallLog", "parse_call_log", "read_call_log"]
 

@@ -16,8 +16,7 @@ import threading
 from collections import deque
 from pathlib import Path
 
-from ..masking import Masker
-from ..masking._stream import StreamMasker
+from ..masking import Masker, StreamMasker
 
 __all__ = ["DEFAULT_OUTPUT_LIMIT", "MIN_OUTPUT_LIMIT", "OutputCapture", "StreamCapture", "cut_marker"]
 

@@ -20,8 +20,7 @@ folder of groups a threaded subtree where the kernel allows: it moves itself, on
 moving its one thread. A threaded group refuses ``cgroup.kill``; its members are frozen
 (``cgroup.freeze``, so none can fork meanwhile) and killed one by one. When the folder is removed,
 trialbook and anything else born in ``runner`` go back to the cgroup they came from. Where the kernel
-refuses a threaded subtree, and for a run of only a few trials (see ``Supervisor.expecting``),
-commands move as whole processes.
+refuses a threaded subtree, commands move as whole processes.
 
 A trial's group that is empty when the trial ends serves a later trial of the same run (a free list in
 :class:`CgroupRoot`) instead of being removed and made again: a group holds nothing of a trial once its
@@ -138,14 +137,9 @@ class CgroupRoot:
 
     @staticmethod
     def reusable(group: Path) -> bool:
-        """Whether ``group`` is still there and has no member (:meth:`empty` counts a gone one)."""
+        """Whether ``group`` is still there and has no member."""
         threads = _threads(group)
         return threads is not None and not threads
-
-    @staticmethod
-    def empty(group: Path) -> bool:
-        """Whether ``group`` has no member now (one read, no waiting; a group that is gone has none)."""
-        return not _threads(group)
 
     @staticmethod
     def kill(group: Path, wait_s: float = 2.0, *, remove: bool = True) -> set[int]:
@@ -355,12 +349,8 @@ def sweep_stale_roots() -> list[Path]:
     return removed
 
 
-def find_cgroup_root(*, threaded: bool = True) -> CgroupRoot | None:
-    """Make this process's folder of trial groups when cgroup v2 allows it; ``None`` otherwise.
-
-    ``threaded=False``: no threaded subtree, so commands move as whole processes, unless the folder
-    is one already (left by an earlier run of this process), which only threaded groups can join.
-    """
+def find_cgroup_root() -> CgroupRoot | None:
+    """Make this process's folder of trial groups when cgroup v2 allows it; ``None`` otherwise."""
     if os.environ.get("TRIALBOOK_CGROUP", "").lower() in {"0", "off", "no", "false"}:
         return None
     base = _base()
@@ -377,11 +367,4 @@ def find_cgroup_root(*, threaded: bool = True) -> CgroupRoot | None:
         with contextlib.suppress(OSError):
             path.rmdir()
         return None
-    if not threaded:
-        # A folder left threaded by an earlier run (a group it could not remove) takes only threaded
-        # children: a command could not join a domain group made in it, so it is entered as threaded.
-        try:
-            threaded = read_proc(f"{path}/cgroup.type").strip() != b"domain"
-        except OSError:
-            threaded = True
-    return CgroupRoot(path, threaded=threaded and _enter_runner(path))
+    return CgroupRoot(path, threaded=_enter_runner(path))

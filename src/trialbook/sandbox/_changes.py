@@ -136,9 +136,22 @@ def _stream_hash(fd: int) -> str:
 
 
 _LINK_PREFIX = b"-> "
+"""How a link reads in a diff and its ``before``/``after`` hash: ``-> target``."""
 
 
-def _content(found: _Found) -> tuple[bytes | _Large | None, int | None]:
+@dataclass(frozen=True)
+class _Link:
+    """A symbolic link's target: never equal to a file's content, even one that reads ``-> target``."""
+
+    target: bytes
+
+    @property
+    def shown(self) -> bytes:
+        """The link as its diff shows it."""
+        return _LINK_PREFIX + self.target
+
+
+def _content(found: _Found) -> tuple[_Content, int | None]:
     """What to compare: a link's target or a regular file's data and permission bits; ``None`` else.
 
     FIFOs, sockets and devices are never opened (reading a FIFO would block the run); a file is read
@@ -151,7 +164,7 @@ def _content(found: _Found) -> tuple[bytes | _Large | None, int | None]:
             mode = os.lstat(path).st_mode
             kind = _LINK if stat.S_ISLNK(mode) else _FILE if stat.S_ISREG(mode) else _OTHER
         if kind == _LINK:
-            return _LINK_PREFIX + os.fsencode(os.readlink(path)), None
+            return _Link(os.fsencode(os.readlink(path))), None
         if kind != _FILE:
             return None, None
         fd = os.open(path, _READ_FLAGS)
@@ -225,10 +238,10 @@ def _diff_lines(before: list[str], after: list[str], old_name: str, new_name: st
     return [f"--- {old_name}\n", f"+++ {new_name}\n", f"@@ {ranges} @@\n", *(sign + line for line in lines)]
 
 
-def _entry(
-    rel: str, old: bytes | _Large | None, new: bytes | _Large | None, masker: Masker, budget: int
-) -> JsonObject:
-    status = "created" if old is None else "deleted" if new is None else "modified"
+def _entry(rel: str, old_content: _Content, new_content: _Content, masker: Masker, budget: int) -> JsonObject:
+    status = "created" if old_content is None else "deleted" if new_content is None else "modified"
+    old = old_content.shown if isinstance(old_content, _Link) else old_content
+    new = new_content.shown if isinstance(new_content, _Link) else new_content
     # Mask first, then hash, diff and cut: a hash of a secret-only file or a secret split by the cut
     # would otherwise leak it.
     old = masker.bytes(old) if isinstance(old, bytes) else old
@@ -256,7 +269,7 @@ def _entry(
     return entry
 
 
-_Content = bytes | _Large | None
+_Content = bytes | _Link | _Large | None
 
 
 def _changed(
@@ -291,9 +304,9 @@ def _final(
         return _missing(final, "its name held a secret or was not UTF-8, and is kept masked"), 0
     if isinstance(new, _Large):
         return _missing(final, f"larger than {MAX_TEXT_BYTES} bytes, kept by size and hash only"), 0
-    if new.startswith(_LINK_PREFIX):
+    if isinstance(new, _Link):
         final["kind"] = "link"
-        target = _text(new[len(_LINK_PREFIX) :])
+        target = _text(new.target)
         if target is None or masker.text(target) != target:
             return _missing(final, "its link target held a secret or was not UTF-8"), 0
         final["target"] = target
@@ -352,11 +365,6 @@ def record_changes(
     (whether the final sandbox can be rebuilt from the record, the folders made and removed) and the
     limits that applied.
     """
-    entries: list[JsonValue] = []
-    counts = {"created": 0, "modified": 0, "deleted": 0}
-    omitted = 0
-    budget = MAX_TOTAL_DIFF_BYTES
-    content_left = MAX_CONTENT_BYTES
     kept = keep if keep is not None else TemplateFilter.of()
     before: set[str] = set()
     after: set[str] = set()
@@ -377,8 +385,52 @@ def record_changes(
         for rel, (_, k) in now.items()
         if k == _OTHER
     ]
+    entries, counts, omitted = _entries(_changed({**start, **given}, now, given.keys()), masker, problems)
+    if omitted:
+        problems.append(f"{omitted} changed paths past the {MAX_ENTRIES}-entry limit are not listed")
+    folders, folder_problems = _folders(
+        {rel for rel in before if kept.kept(rel, is_dir=True) and starting(rel)},
+        {rel for rel in after if kept.kept(rel, is_dir=True)},
+        masker,
+    )
+    problems += folder_problems
+    rebuild: JsonObject = {"complete": not problems, "problems": list[JsonValue](problems), **folders}
+    return {
+        "files": entries,
+        "counts": dict(counts),
+        "omitted": omitted,
+        "rebuild": rebuild,
+        "limits": _limits(),
+    }
+
+
+def _limits() -> JsonObject:
+    """The limits a record was made under, written beside it so a reader knows what was cut."""
+    return {
+        "max_entries": MAX_ENTRIES,
+        "max_diff_bytes": MAX_DIFF_BYTES,
+        "max_total_diff_bytes": MAX_TOTAL_DIFF_BYTES,
+        "max_text_bytes": MAX_TEXT_BYTES,
+        "max_hash_bytes": MAX_HASH_BYTES,
+        "max_content_bytes": MAX_CONTENT_BYTES,
+    }
+
+
+def _entries(
+    changed: Iterable[tuple[str, _Content, _Content, int | None]], masker: Masker, problems: list[str]
+) -> tuple[list[JsonValue], dict[str, int], int]:
+    """One entry per changed path up to :data:`MAX_ENTRIES` (diffs and contents within their budgets).
+
+    Returns the entries, the counts per status (every change, listed or not) and how many were left out;
+    a masked name is added to ``problems`` once.
+    """
+    entries: list[JsonValue] = []
+    counts = {"created": 0, "modified": 0, "deleted": 0}
+    omitted = 0
+    budget = MAX_TOTAL_DIFF_BYTES
+    content_left = MAX_CONTENT_BYTES
     named = ""
-    for rel, old, new, mode in _changed({**start, **given}, now, given.keys()):
+    for rel, old, new, mode in changed:
         status = "created" if old is None else "deleted" if new is None else "modified"
         counts[status] += 1
         if len(entries) >= MAX_ENTRIES:
@@ -394,27 +446,4 @@ def record_changes(
         final, used = _final(rel, str(entry["path"]), new, mode, masker, content_left)
         content_left -= used
         entries.append({**entry, "rebuild": final})
-    if omitted:
-        problems.append(f"{omitted} changed paths past the {MAX_ENTRIES}-entry limit are not listed")
-    folders, folder_problems = _folders(
-        {rel for rel in before if kept.kept(rel, is_dir=True) and starting(rel)},
-        {rel for rel in after if kept.kept(rel, is_dir=True)},
-        masker,
-    )
-    problems += folder_problems
-    limits: JsonObject = {
-        "max_entries": MAX_ENTRIES,
-        "max_diff_bytes": MAX_DIFF_BYTES,
-        "max_total_diff_bytes": MAX_TOTAL_DIFF_BYTES,
-        "max_text_bytes": MAX_TEXT_BYTES,
-        "max_hash_bytes": MAX_HASH_BYTES,
-        "max_content_bytes": MAX_CONTENT_BYTES,
-    }
-    rebuild: JsonObject = {"complete": not problems, "problems": list[JsonValue](problems), **folders}
-    return {
-        "files": entries,
-        "counts": dict(counts),
-        "omitted": omitted,
-        "rebuild": rebuild,
-        "limits": limits,
-    }
+    return entries, counts, omitted

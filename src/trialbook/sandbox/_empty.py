@@ -1,8 +1,8 @@
 """Emptying and removing folders through open descriptors, following no link and with no recursion.
 
-Sandbox removal (``_sandbox``) and the reuse of a finished trial's folders (``_shell``) both remove
-what an agent left, which may be links to the user's files, folders nested thousands deep, or entries
-swapped for something else since they were listed; both do it with these.
+Sandbox removal (``_sandbox``) removes what an agent left, which may be links to the user's files,
+folders nested thousands deep (past Python's recursion limit, where ``shutil.rmtree`` of Python 3.11
+fails), or entries swapped for something else since they were listed.
 """
 
 from __future__ import annotations

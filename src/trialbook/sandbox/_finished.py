@@ -7,9 +7,8 @@ import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
-from .._blocking import run_blocking
-from ..assertions._trial import Call, CommandOutcome
-from ..evidence import AgentResult
+from .._util.blocking import run_blocking
+from ..evidence import AgentResult, Call, CommandOutcome
 from ._capture import OutputCapture
 from ._shims import bash_path
 from .process import ProcessOutcome, run_process

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._owner import pid_alive
+from .._util.owner import pid_alive
 
 __all__ = [
     "ProcEntry",

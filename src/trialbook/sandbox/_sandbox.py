@@ -13,10 +13,7 @@ so a later run can sweep it once that process is gone)::
                   binaries, which the shims cover at their own paths (see ``_covers``)
 
 Without shims, ``shims/`` and ``calls.jsonl`` are not made (``PATH`` still names the folder first, and
-the log reads as empty). Every folder counts: on some disks making one costs nearly a millisecond of
-CPU (a block is allocated for it) and removing it milliseconds more, so a trial makes four, and within
-a run a finished trial's four are emptied and reused by a later trial when they pass for fresh ones
-(see ``_shell``).
+the log reads as empty). Every trial gets new folders: a folder another trial used is never handed on.
 """
 
 from __future__ import annotations
@@ -29,10 +26,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from .._owner import temp_prefix
-from ..assertions._trial import Call
+from .._util.owner import temp_prefix
 from ..errors import ConfigError
-from ..evidence import AgentResult
+from ..evidence import AgentResult, Call
 from ._calllog import CallLog, read_call_log
 from ._capture import OutputCapture
 from ._copy import CopyMethod, copy_tree
@@ -42,7 +38,6 @@ from ._env import build_env
 from ._exclude import TemplateFilter
 from ._finished import SandboxTrial
 from ._host import runner_path
-from ._shell import Mark, Shell, mark_shell
 from ._shims import ShimConfig, write_shim
 from ._special import SpecialFileError
 
@@ -65,8 +60,6 @@ class Sandbox:
         """How the template came in: ``reflink`` (every file cloned), ``copy``, ``None`` without one."""
         self.covers: tuple[ShimCover, ...] = ()
         """What each shim covers under isolation (see ``_covers``)."""
-        self.marks: tuple[tuple[str, Mark], ...] | None = None
-        """What its folders looked like when made, for reuse by the next trial (see ``_shell``)."""
         self._closed = False
 
     def read_call_log(self) -> CallLog:
@@ -109,10 +102,6 @@ class Sandbox:
             self._remove()
             self._closed = True
         return None
-
-    def release(self) -> None:
-        """Give up the folder (reused for another trial under a new name): :meth:`close` leaves it be."""
-        self._closed = True
 
     def _remove(self) -> None:
         # Most trials leave HOME and TMPDIR empty: one rmdir each (it fails on anything else, a link
@@ -226,13 +215,8 @@ def create_sandbox(
     extra_env: Mapping[str, str],
     base_path: str | None = None,
     exclude: Sequence[str] = (),
-    shell: Shell | None = None,
-    reusable: bool = False,
 ) -> Sandbox:
     """Make a fresh trial folder under ``root`` (the system temp folder when ``None``).
-
-    ``shell`` is a finished trial's folder emptied for reuse (see ``_shell``), used instead of making
-    one; with ``reusable`` the folders made are marked, so that :func:`reset_shell` can reuse them.
 
     ``base_path`` is the ``PATH`` that follows the shim folder and that passthrough shims search
     (the runner's ``PATH`` without trialbook's own virtualenv when ``None``; see ``_host``). The
@@ -240,21 +224,11 @@ def create_sandbox(
     """
     names = [shim.name for shim in shims]
     duplicates = sorted({name for name in names if names.count(name) > 1})
-    try:
-        if duplicates:
-            raise ValueError(f"each binary can be shimmed once; repeated: {', '.join(duplicates)}")
-        if root is not None:
-            root.mkdir(parents=True, exist_ok=True)
-    except BaseException:
-        if shell is not None:  # taken for this sandbox: nothing else would remove it before the sweep
-            remove_tree(shell.path)
-        raise
-    if shell is None:
-        path = Path(tempfile.mkdtemp(prefix=temp_prefix(), dir=real_parent(root)))
-        kept: tuple[str, ...] = ()
-    else:
-        path = shell.path
-        kept = tuple(name for name, _ in shell.marks if name)
+    if duplicates:
+        raise ValueError(f"each binary can be shimmed once; repeated: {', '.join(duplicates)}")
+    if root is not None:
+        root.mkdir(parents=True, exist_ok=True)
+    path = Path(tempfile.mkdtemp(prefix=temp_prefix(), dir=real_parent(root)))
     sandbox: Sandbox | None = None
     try:
         original_path = runner_path() if base_path is None else base_path
@@ -267,16 +241,9 @@ def create_sandbox(
             extra_env=extra_env,
         )
         sandbox = Sandbox(path, env)
-        wanted = ("home", "tmp") if template is not None else ("work", "home", "tmp")
-        if template is not None and "work" in kept:  # the template copy brings a folder of its own
-            os.rmdir(sandbox.workdir)
-        for name in wanted:
-            if name not in kept:
-                os.mkdir(path / name)
-        # Marked before the template copy (that folder is the template's, never kept) and the shims
-        # (a folder's size on tmpfs counts its entries): as a reset leaves the trial folder.
-        if reusable:  # the shell's own marks, where its folders are the ones this sandbox keeps
-            sandbox.marks = shell.marks if shell is not None and kept == wanted else mark_shell(path, wanted)
+        # The template copy brings a work folder of its own.
+        for name in ("home", "tmp") if template is not None else ("work", "home", "tmp"):
+            os.mkdir(path / name)
         if template is not None:
             sandbox.copy = _copy_template(template, sandbox.workdir, TemplateFilter.of(exclude))
         if shims:

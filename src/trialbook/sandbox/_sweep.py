@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ._pidcursor import Cursor, cursor, last_pid, span, young
+from ._pidcursor import Cursor, cursor, span, young
 from ._procfs import ProcEntry, dying, environ_value, marker, mid_exec, processes, read_proc
 
 __all__ = ["Criteria", "Swept", "doomed", "kill_until_clean", "reap", "table", "wait_exit"]
@@ -159,13 +159,6 @@ class Swept:
     """Of the trials' processes seen, those that are trialbook's children (to reap)."""
     clean: Cursor | None
     """The cursor of the pass that found nobody alive: everything up to it was looked at."""
-    quiet: bool = False
-    """With ``settle``: a pass found nobody alive, and no pid was handed out from its reading of the pid
-    cursor to its end: the machine made no process meanwhile.
-
-    Then that pass saw every process there was, and none of the trials' was alive when it ended. A pass
-    alone cannot tell: a process forked during it (its pid past the cursor the pass read, its dying
-    parent gone before the pass read that) is not in its listing."""
 
 
 def kill_until_clean(
@@ -173,19 +166,14 @@ def kill_until_clean(
     since: int | None,
     criteria: Callable[[Cursor | None], Criteria],
     *,
-    probe: bool = False,
-    settle: bool = False,
     skip: Collection[int] = frozenset(),
 ) -> Swept:
     """SIGKILL the trials' processes until a full pass finds none of them alive.
 
     Killing repeats because a dying process's children are re-parented and a forking one makes new ones;
-    between passes it waits for the killed ones to exit, so a pass never sees them dying. With ``probe``
-    it makes one pass and never waits: if that pass finds a process to kill (or one it cannot tell
-    yet), nothing is killed and ``clean`` stays ``None``, for the caller to sweep where it may wait.
-    With ``settle`` the last pid handed out is read again once a pass found nobody alive, for
-    :attr:`Swept.quiet`. ``skip``: pids the pid cursor's passes need not read, each a process known
-    to be no swept trial's: another trial's command, not waited for yet, so its pid is still its own.
+    between passes it waits for the killed ones to exit, so a pass never sees them dying. ``skip``: pids
+    the pid cursor's passes need not read, each a process known to be no swept trial's: another trial's
+    command, not waited for yet, so its pid is still its own.
     """
     me = os.getpid()
     swept = Swept(set(), set(), None)
@@ -195,8 +183,6 @@ def kill_until_clean(
         found = doomed(entries, judged)
         alive = {e.pid for e in entries if e.pid in found and e.state != "Z"}
         swept.ours.update(e.pid for e in entries if e.pid in found and e.ppid == me)
-        if probe and alive:
-            return swept
         if not alive:
             # A process in another running trial's session is that trial's, whatever it carries
             # (no process can join a session it did not start): whether it is mid-exec does not matter.
@@ -210,12 +196,9 @@ def kill_until_clean(
             )
             if any(e.ppid != 0 and _unsettled(e.pid, judged) for e in settling):
                 # Its environment was not readable yet when this pass read it: look again.
-                if probe:
-                    return swept
                 time.sleep(0.001)
                 continue
             swept.clean = now
-            swept.quiet = settle and now is not None and last_pid() == now.last_pid
             break
         # Read before this pass's own kill: one already dying (its group was killed with its command)
         # is waited for like the rest but is no stray.

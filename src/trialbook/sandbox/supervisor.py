@@ -12,16 +12,8 @@ and reaps what it killed that had become trialbook's child (a marked process sta
 reads only the processes started since the trial's last sweep (:mod:`._pidcursor`), so it costs tens of
 microseconds when nothing is left, not a read of every process on the machine.
 
-Where a trial's end cannot find anything, it does not look (:meth:`Supervisor.settled`): when the
-trial's last look or sweep ended in a pass that found none of its processes alive, during which the
-machine made no new process at all, and the trial has started no command since (and waited for every
-one it started). Then every process of the trial was dead at the end of that pass, a dead process
-forks nothing, and the only other way a process of the trial comes to exist is one trialbook starts
-for it: a command, which :meth:`Supervisor.started` counts, or code of the agent's own running inside
-trialbook (a Python function, the Copilot SDK) starting one by itself. Such code may outlive its run
-(a plain function keeps running past its timeout, in its thread), so this holds only for a trial whose
-agent was a command: one started, before that pass, on the thread that opened the trial, where agents
-that are commands run theirs (an in-process agent starts none there). The cgroup is still read.
+A trial's end always sweeps, whatever its last look found: a pass costs far less than the trial did,
+and a shortcut that skips it would be one more argument for why nothing could have survived.
 
 Which mechanism ran is :attr:`TrialScope.mechanism`: ``cgroup`` (group plus marker sweep),
 ``marker`` (marker and process-tree sweep through ``/proc``) or ``process-group`` (no ``/proc``, as on
@@ -38,21 +30,16 @@ import shutil
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .._owner import owner_gone, owner_tag
+from .._util.owner import owner_gone, owner_tag
 from ._cgroup import CgroupRoot, find_cgroup_root
 from ._pidcursor import Cursor, cursor, span
 from ._procfs import boot_ticks, clock_agrees, has_procfs, processes
 from ._sweep import Criteria, Swept, kill_until_clean, reap
 
-__all__ = ["THREADED_FROM", "TRIAL_MARKER", "Supervisor", "TrialScope", "supervisor"]
-
-THREADED_FROM = 5
-"""The fewest trials a run expects for its commands to join their trials' groups by thread (see
-:meth:`Supervisor.expecting`): below it, trialbook's own two moves cost more than its commands' moves
-save."""
+__all__ = ["TRIAL_MARKER", "Supervisor", "TrialScope", "supervisor"]
 
 TRIAL_MARKER = "TRIALBOOK_TRIAL"
 """The environment variable that tags every process of one trial."""
@@ -114,13 +101,6 @@ class TrialScope:
         """When each waited-for command's status was collected (boot ticks; ``None``: unknown)."""
         self.swept: Cursor | None = self.origin
         """Up to here every process was looked at by a sweep and none alive is the trial's."""
-        self.commands = 0
-        """How many commands trialbook started for the trial (a pid handed out twice counts twice)."""
-        self.elsewhere = 0
-        """How many of them were started in another thread than the one that opened the trial."""
-        self.settled: int | None = None
-        """``commands`` when the last look or sweep began, if it left nothing of the trial that can live."""
-        self._thread = threading.get_ident()
         self._stray: set[int] = set()
         self._owner = owner
         self._closed = False
@@ -172,19 +152,6 @@ class TrialScope:
         self._owner.sweep(self)
         return self.killed - before
 
-    def quiet(self) -> bool:
-        """Whether nothing of the trial is alive, found in one pass that kills nothing and never blocks.
-
-        A quiet pass counts as a sweep (later ones look only at processes started since). The runner
-        looks on its event loop and sweeps in a worker thread only when this is ``False``: killing
-        waits for the dying.
-        """
-        if self._closed:
-            return True
-        if self.group is not None and not CgroupRoot.empty(self.group):
-            return False
-        return self._owner.settled(self) or self._owner.look(self)
-
     def close(self) -> int:
         """Kill and reap every process of the trial, then end the scope; returns how many were alive."""
         if self._closed:
@@ -194,8 +161,7 @@ class TrialScope:
         try:
             if self.group is not None:
                 self.credit(CgroupRoot.kill(self.group, remove=False))
-            if not self._owner.settled(self):
-                self._owner.sweep(self, last=True)
+            self._owner.sweep(self)
         finally:
             # Always: a scope left open would keep trialbook a subreaper for the rest of its life.
             self._owner.release(self)
@@ -210,27 +176,7 @@ class Supervisor:
         self._scopes: dict[str, TrialScope] = {}
         self._leaders: set[int] = set()
         self._cgroups: CgroupRoot | None = None
-        self._expected: list[int] = []
         self.subreaper = False
-
-    @contextlib.contextmanager
-    def expecting(self, trials: int) -> Iterator[None]:
-        """Within it, a run of ``trials`` trials is under way: the folder of cgroups is made to suit it.
-
-        Moving trialbook into a threaded ``runner`` group and back out waits for two RCU grace
-        periods (10 to 30 ms each, measured on Linux 6.18), which a command moving its one thread
-        saves again about 6 ms at a time. So a folder made while a run of fewer than
-        :data:`THREADED_FROM` trials is under way (a one-trial ``trialbook eval``) is not threaded,
-        and its commands move as whole processes; otherwise it is threaded where the kernel allows.
-        The choice is made when the folder is, by the first trial to open while none is open.
-        """
-        with self._lock:
-            self._expected.append(trials)
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._expected.remove(trials)
 
     def open_trial(self) -> TrialScope:
         """A new scope; the first one makes trialbook a subreaper and its folder of cgroups."""
@@ -240,8 +186,7 @@ class Supervisor:
         with self._lock:
             if not self._scopes:
                 self.subreaper = _set_subreaper(True)
-                few = any(trials < THREADED_FROM for trials in self._expected)
-                self._cgroups = find_cgroup_root(threaded=not few)
+                self._cgroups = find_cgroup_root()
             group = self._cgroups.new_group() if self._cgroups is not None else None
             join = self._cgroups.join_file(group) if self._cgroups is not None and group else None
             scope = TrialScope(self, group, join, start=start)
@@ -290,8 +235,6 @@ class Supervisor:
             if scope is not None:
                 scope.leaders.add(pid)
                 scope.sessions.add(pid)
-                scope.commands += 1
-                scope.elsewhere += threading.get_ident() != scope._thread
 
     def waited(self, pid: int) -> None:
         """The command's exit status was collected by whoever started it."""
@@ -324,38 +267,11 @@ class Supervisor:
             leaders = {pid for scope in scopes for pid in scope.leaders}
         return self.kill({scope.marker for scope in scopes}, leaders)
 
-    def sweep(self, scope: TrialScope, *, last: bool = False) -> None:
-        """The trial's own sweep: afterwards, later sweeps need look only at processes started since.
-
-        ``last``: the trial's end, after which nothing looks again, so nothing is read to settle it.
-        """
-        self._settle(scope, probe=False, last=last)
-
-    def look(self, scope: TrialScope) -> bool:
-        """One pass of the trial's sweep that kills nothing and never blocks: ``True`` if none was alive.
-
-        ``False`` when it found one of the trial's processes alive, or one whose marker it could not
-        read yet, or where there is no ``/proc`` to look in.
-        """
-        return self._settle(scope, probe=True, last=False) is not None
-
-    def settled(self, scope: TrialScope) -> bool:
-        """Whether nothing of the trial can be alive: its last pass settled it, it started nothing since."""
+    def sweep(self, scope: TrialScope) -> None:
+        """The trial's own sweep: afterwards, later sweeps need look only at processes started since."""
         with self._lock:
-            return scope.settled == scope.commands and not scope.leaders
-
-    def _settle(self, scope: TrialScope, *, probe: bool, last: bool) -> Swept | None:
-        with self._lock:
-            # Together: a command started after this count is past it, one started before is a root.
-            leaders, commands = set(scope.leaders), scope.commands
-            # An agent that is a command: the trial has nothing of its own running inside trialbook.
-            commanded = commands > 0 and scope.elsewhere == 0
-        scope.settled = None
-        settle = commanded and not last  # else no later pass can be left out: the pid is not read again
-        swept = self._kill({scope.marker}, leaders, advance=scope, probe=probe, settle=settle)
-        if swept is not None and swept.quiet and settle:
-            scope.settled = commands
-        return swept
+            leaders = set(scope.leaders)
+        self._kill({scope.marker}, leaders, advance=scope)
 
     def kill(self, markers: set[str], roots: set[int], *, since: int | None = None) -> int:
         """SIGKILL, until none is left, every process of the trials ``markers`` name (see :mod:`._sweep`).
@@ -376,13 +292,9 @@ class Supervisor:
         *,
         since: int | None = None,
         advance: TrialScope | None = None,
-        probe: bool = False,
-        settle: bool = False,
     ) -> Swept | None:
-        """The sweep; ``None`` where there is no ``/proc``, or where a probe found something alive."""
+        """The sweep; ``None`` where there is no ``/proc``."""
         if not has_procfs():
-            if probe:
-                return None  # no way to look without killing: the group kill below is the sweep
             for pid in roots:
                 with contextlib.suppress(OSError):
                     os.killpg(pid, signal.SIGKILL)
@@ -407,9 +319,7 @@ class Supervisor:
             theirs = {pid for scope, ids in others if scope.trusts_sessions(now) for pid in ids}
             return Criteria(TRIAL_MARKER, markers, roots, mine, theirs, held)
 
-        swept = kill_until_clean(start, since, criteria, probe=probe, settle=settle, skip=known)
-        if probe and swept.clean is None:
-            return None
+        swept = kill_until_clean(start, since, criteria, skip=known)
         if advance is not None and swept.clean is not None:
             advance.swept = swept.clean
         with self._lock:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pygit2
 
+from ..evalfiles import EvalSpec
 from ..sandbox import TemplateFilter
-from ..spec import EvalSpec
 from ._git import BaseTree
 
 __all__ = ["changed_evals"]

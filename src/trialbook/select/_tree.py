@@ -8,8 +8,7 @@ import stat
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..sandbox import TemplateFilter
-from ..sandbox._special import special_kind
+from ..sandbox import TemplateFilter, special_kind
 
 __all__ = ["tree_hash"]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from ..spec._bounds import YamlTooLarge, check_yaml_bounds
+from ..evalfiles import YamlTooLarge, check_yaml_bounds
 
 __all__ = [
     "MAX_COMPATIBILITY",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..evidence import JsonObject
-from ..stats import wilson_interval
+from ..scoring.stats import wilson_interval
 
 __all__ = ["Expect", "QueryCounts", "Rate", "TriggerScore", "score"]
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -63,3 +65,54 @@ def test_a_running_process_is_not_taken_for_ended_and_watching_it_can_be_cancell
     finally:
         process.kill()
         process.wait()
+
+
+class _ReapingThread(threading.Thread):
+    """Does what ``Popen.poll()`` does on the SDK's reader thread: reap under the wait lock, then record.
+
+    It records the status only once somebody waits for it, so a watcher that reads ``returncode`` right
+    after finding the process reaped sees the window every time.
+    """
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        super().__init__(daemon=True)
+        self.process = process
+        self.reaped = threading.Event()
+        self.waited = threading.Event()
+
+    def run(self) -> None:
+        with self.process._waitpid_lock:  # type: ignore[attr-defined]
+            _, status = os.waitpid(self.process.pid, 0)
+            self.reaped.set()
+            self.waited.wait()
+            self.process.returncode = os.waitstatus_to_exitcode(status)
+
+
+@pytest.mark.parametrize("watched", ["before the exit", "after the reaping"])
+def test_a_process_reaped_by_another_thread_still_reports_how_it_ended(
+    watched: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    process = subprocess.Popen(["sleep", "60"])
+    reaper = _ReapingThread(process)
+    wait = process.wait
+
+    def noted_wait(timeout: float | None = None) -> int:
+        reaper.waited.set()
+        return wait(timeout)
+
+    monkeypatch.setattr(process, "wait", noted_wait)
+
+    async def status() -> int | None:
+        future = watch_exit(process) if watched == "before the exit" else None
+        process.kill()
+        reaper.start()
+        # Blocks the loop, so the exit is handled only once the process is reaped and not yet recorded.
+        reaper.reaped.wait()
+        return await (future if future is not None else watch_exit(process))
+
+    try:
+        code = asyncio.run(status())
+    finally:
+        reaper.waited.set()
+        reaper.join()
+    assert describe_exit(code) == "killed by SIGKILL"

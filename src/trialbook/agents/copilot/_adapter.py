@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from ..._owner import temp_prefix
+from ..._util.owner import temp_prefix
 from ...evidence import CopilotResult
 from ...masking import enforce_lengths
-from ...sandbox._network import relay_for
+from ...sandbox import relay_for
 from .._protocol import AgentSpec, AgentTask, Availability
 from ._config import CopilotEval, eval_from_spec
 from ._isolated import isolated_cli, model_endpoints

@@ -8,12 +8,16 @@ loop watches for free; where pidfds are missing (not Linux, or a kernel before 5
 ``Popen.poll()`` alone cannot tell: while another thread (the SDK's) waits for the process, it answers
 "still running" without looking. The pidfd answers from the kernel, and ``waitid(P_PIDFD, WNOWAIT)``
 reads how the process ended without reaping it, so the SDK's own wait still gets its status.
+
+The SDK's reader thread reaps the CLI itself (``Popen.poll()``) as soon as its pipe closes, so the exit can
+be seen with the process already reaped but its ``returncode`` not yet set: that thread holds the
+``Popen``'s wait lock from the reaping to the recording. ``Popen.wait()`` waits for that lock and returns
+the status it recorded, where reading ``returncode`` at once would say "exit status unknown".
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import select
 import signal
@@ -44,16 +48,31 @@ def _pidfd(process: subprocess.Popen[bytes]) -> int | None:
         return None
 
 
+def _reaped(process: subprocess.Popen[bytes]) -> int | None:
+    """The status of a ``process`` already reaped through its ``Popen``, once that call has recorded it.
+
+    Never blocks for long: the process is gone, and the thread that reaped it holds the wait lock only
+    until it sets ``returncode``.
+    """
+    if process.returncode is not None:
+        return process.returncode
+    return process.wait()
+
+
 def _status(process: subprocess.Popen[bytes], fd: int | None) -> int | None:
     """How ``process`` ended, as a ``Popen.returncode`` (negative: the signal), read without reaping."""
     if process.returncode is not None:
         return process.returncode
     if fd is not None:
-        with contextlib.suppress(OSError, AttributeError):
+        try:
             found = os.waitid(os.P_PIDFD, fd, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-            if found is not None:
-                killed = found.si_code in (os.CLD_KILLED, os.CLD_DUMPED)
-                return -found.si_status if killed else found.si_status
+        except ChildProcessError:  # reaped since it became readable, by another thread's Popen call
+            return _reaped(process)
+        except (OSError, AttributeError):
+            return process.returncode
+        if found is not None:
+            killed = found.si_code in (os.CLD_KILLED, os.CLD_DUMPED)
+            return -found.si_status if killed else found.si_status
     return process.returncode
 
 
@@ -90,7 +109,7 @@ def watch_exit(process: subprocess.Popen[bytes]) -> asyncio.Future[int | None]:
     try:
         fd = _pidfd(process)
     except ProcessLookupError:
-        exited.set_result(process.returncode)
+        exited.set_result(_reaped(process))
         return exited
     if fd is not None:
 

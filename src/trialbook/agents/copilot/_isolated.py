@@ -17,8 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ...evidence import JsonValue
-from ...sandbox import Isolation
-from ...sandbox._isolation import install_root
+from ...sandbox import Isolation, install_root
 from ._native import native_cli
 
 __all__ = ["isolated_cli", "model_endpoints"]

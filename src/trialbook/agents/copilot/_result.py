@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ..._util.fsutil import atomic_write_text
 from ...evidence import (
     CopilotResult,
     JsonObject,
@@ -19,7 +20,6 @@ from ...evidence import (
     StopReason,
     SubagentInvocation,
 )
-from ...fsutil import atomic_write_text
 from ...masking import Masker
 from ._config import CopilotEval
 from ._events import ROOT, EventMapper, Invocation, Trajectory
