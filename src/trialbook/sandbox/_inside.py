@@ -195,6 +195,7 @@ class Watcher:
         while True:
             for fd, _ in self.poll.poll():
                 if fd == self.agent:  # the agent's process ended: so does the watch (and the sandbox)
+                    self.drain()
                     os._exit(0)
                 sock = self.sockets.get(fd)
                 if sock is None:
@@ -205,6 +206,21 @@ class Watcher:
                     self.accept(sock, self.paths[fd])
                 else:
                     self.relay(sock)
+
+    def drain(self) -> None:
+        """Read the packets already queued, before the watch ends with the agent.
+
+        The kernel queues a refusal before ``connect`` returns, so on a busy machine the agent's last
+        ones may still wait here when its end wakes the watch.
+        """
+        if self.sniffer is None:
+            return
+        self.sniffer.setblocking(False)
+        while True:
+            try:
+                self.packet(self.sniffer)
+            except BlockingIOError:
+                return
 
     def accept(self, listener: _socket.socket, path: str) -> None:
         """A connection to a model endpoint: carried to the host's relay through the Unix socket."""
