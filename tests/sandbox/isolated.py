@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,10 +52,12 @@ def run_isolated(
     extra: str = "",
     checks: str = "[file_exists: started]",
     env: dict[str, str] | None = None,
+    args: Sequence[str] = (),
 ) -> IsolatedRun:
     """``trialbook eval`` of one script-agent eval in ``project`` with ``--isolation isolation``.
 
-    ``extra`` is more of the eval file (``shims: ...``, ``sandbox: ...``), ``checks`` its ``assert:``.
+    ``extra`` is more of the eval file (``shims: ...``, ``sandbox: ...``), ``checks`` its ``assert:``,
+    ``args`` more of the command line (``--summary summary.md``).
     """
     (project / "evals").mkdir(parents=True, exist_ok=True)
     (project / "evals/e.eval.yaml").write_text(
@@ -62,7 +65,7 @@ def run_isolated(
         f"negative_control: false\n{extra}assert: {checks}\n"
     )
     done = subprocess.run(
-        [str(TRIALBOOK), "eval", "evals", "--isolation", isolation],
+        [str(TRIALBOOK), "eval", "evals", "--isolation", isolation, *args],
         cwd=project, env={**os.environ, "CI": "true", **(env or {})},
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip

@@ -108,6 +108,8 @@ def _row_json(row: ReviewRow) -> dict[str, Any]:
         "cached": row.cached,
         "judged": row.judged,
         "judge_cost_usd": row.judge_cost_usd,
+        "isolation": row.isolation,
+        "outside": list(row.outside),
     }
 
 
@@ -147,6 +149,11 @@ def _row(data: Mapping[str, Any]) -> ReviewRow:
         # Absent in a state written before judges: an eval that did not judge.
         judged=data.get("judged") is True,
         judge_cost_usd=_usd(data.get("judge_cost_usd")),
+        # Absent in a state written before isolation was shown: not known.
+        isolation=isolation if isinstance(isolation := data.get("isolation"), str) else None,
+        outside=tuple(str(line) for line in outside)
+        if isinstance(outside := data.get("outside"), list)
+        else (),
     )
 
 

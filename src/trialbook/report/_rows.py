@@ -54,6 +54,10 @@ class ReviewRow:
             verdict and failures are that run's, ``note`` says which run, and this job spent nothing on it.
         judged: the eval has ``judge`` checks, so ``judge_cost_usd`` is reported.
         judge_cost_usd: what its judges cost, apart from ``cost_usd``; ``None`` when unknown.
+        isolation: which isolation its trials ran under, as ``report.isolation.isolation_label`` words
+            it (``bwrap (network: none)``); ``None`` when not known (a cached row, an older record).
+        outside: one line per trial that had connections refused or wrote outside its sandbox
+            (``trial 2: network refused (1): 127.0.0.1:4242``), bounded, masked like the evidence.
     """
 
     eval_id: str
@@ -72,6 +76,8 @@ class ReviewRow:
     cached: bool = False
     judged: bool = False
     judge_cost_usd: float | None = None
+    isolation: str | None = None
+    outside: tuple[str, ...] = ()
 
     @property
     def compared_with_window(self) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 from ..scoring.comparison import COMPARISON_TEST_NAME, ComparedPair
 from ..scoring.stats import REGRESSION_TEST_NAME, format_rate
 from ._rows import BaseResult, ListedEval, ReviewRow
+from .isolation import isolation_text
 from .terminal import format_usd
 from .triggers import markdown_lines
 from .versions import markdown_lines as version_lines
@@ -281,6 +282,25 @@ def _failures(rows: Sequence[ReviewRow]) -> list[str]:
     return lines
 
 
+def _isolation(rows: Sequence[ReviewRow]) -> list[str]:
+    """``Isolation: bwrap (network: none)`` under the table, per eval where they differ (rows that ran)."""
+    ran = [(row.eval_id, row.agent, label) for row in rows if (label := row.isolation) and not row.cached]
+    text = isolation_text(ran)
+    return ["", f"Isolation: {_text(text)}"] if text else []
+
+
+def _outside(rows: Sequence[ReviewRow]) -> list[str]:
+    """Per eval × agent, its trials' refused connections and writes outside the sandbox (bounded)."""
+    noted = [row for row in rows if row.outside and not row.cached]
+    if not noted:
+        return []
+    lines = ["", "### Outside the sandbox", ""]
+    for row in sorted(noted, key=lambda r: (r.eval_id, r.agent)):
+        lines.append(f"- {_text(row.eval_id)} × {_text(row.agent)}")
+        lines += [f"  - {_text(line)}" for line in row.outside]
+    return lines
+
+
 def _notes(rows: Sequence[ReviewRow]) -> list[str]:
     noted = [row for row in rows if row.remarks]
     if not noted:
@@ -336,6 +356,7 @@ def render_summary(
     lines = [f"## {_text(title)}", "", f"**{_counts(rows, cached, len(skipped), len(unstarted))}**"]
     if rows:
         lines += ["", *_table(rows), "", f"Total cost: {_total_cost(rows)}", *_judge_total(rows)]
+        lines += _isolation(rows)
         alpha = rows[0].alpha
         lines += [
             "",
@@ -358,6 +379,7 @@ def render_summary(
     lines += version_lines(versions, _text)
     lines += _unstable(rows)
     lines += _failures(rows)
+    lines += _outside(rows)
     lines += _notes(rows)
     lines += _listing("Cached (not re-run)", cached)
     lines += _listing("Skipped", skipped)

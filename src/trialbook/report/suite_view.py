@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ..evidence import JsonObject, JsonValue, SuiteReport
 from ..scoring.comparison import ComparedPair, Comparison
 from ._rows import ListedEval, ReviewRow, cached_note
+from .isolation import outside_lines, sandbox_label
 
 __all__ = ["Review", "review_from_suite"]
 
@@ -101,6 +102,8 @@ def review_from_suite(suite: SuiteReport) -> Review:
                 note=_note(props),
                 judged="judge_cost_usd" in props,
                 judge_cost_usd=_float(props.get("judge_cost_usd")),
+                isolation=None if "rescored_from" in props else sandbox_label(props.get("sandbox")),
+                outside=outside_lines([(e.trial or i, e.result) for i, e in enumerate(test.executions, 1)]),
             )
         )
         unstarted = _int(props.get("unstarted_trials", 0))

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 from ..evalfiles import EvalSpec, render_options, render_prompt
 from ..evidence import AgentResult
 from ..masking import Masker
+from ..report.isolation import outside_notes
 from ..sandbox import Isolation, SandboxRemover, ShimConfig, hidden_paths
 from ..scoring.stats import EarlyVerdict, early_verdict
 from ..scoring.verdict import EXECUTION_FAILURES, Verdict, eval_verdict
 from ._cancel import Cancellation
 from ._events import ProgressSink, TrialFinished, TrialStarted
 from ._explain import trial_failures, truncation_text
-from ._isolated import isolation_notes
 from ._judges import RunJudges, uses_judges
 from ._ledger import BudgetLedger
 from ._plan import AgentPool, PlanEntry
@@ -515,7 +515,7 @@ class _Scheduler:
             total=self.total,
             details=(
                 *(outcome.explanation.brief if outcome.explanation is not None else ()),
-                *isolation_notes(outcome.result),
+                *outside_notes(outcome.result),
             ),
         )
 

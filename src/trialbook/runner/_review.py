@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..report import BaseResult, ListedEval, ReviewRow, cached_note
+from ..report.isolation import isolation_label, outside_lines
 from ..report.terminal import TableRow
 from ..scoring.flaky import Stability, stability
 from ..scoring.verdict import EXECUTION_FAILURES
@@ -56,6 +57,11 @@ def _row(report: RunReport, result: EntryResult, base: BaseLookup | None) -> Rev
         remarks=tuple(entry_remarks(result)),
         judged=uses_judges(entry.spec.assertions),
         judge_cost_usd=result.judge_cost_usd,
+        # Re-checked trials ran in an earlier run, under whatever isolation that run had.
+        isolation=None
+        if result.rescored_from is not None
+        else isolation_label(entry.isolation, entry.network),
+        outside=outside_lines([(o.request.trial, o.result) for o in result.outcomes]),
     )
 
 

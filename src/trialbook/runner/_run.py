@@ -14,6 +14,7 @@ from ..evalfiles import EvalSpec, load_evals
 from ..evidence import JsonObject, SuiteReport, publish_json, suite_to_json
 from ..history import HistoryLine, HistoryStore, NetworkTimeouts, open_store
 from ..masking import Masker
+from ..report.isolation import isolation_label, isolation_text
 from ..sandbox.leftovers import Swept, sweep
 from ..select import head_commit
 from ._cancel import current_cancellation
@@ -282,6 +283,10 @@ def _before_trials(
     for warning in [*isolation_notes, *refuse_or_check(options, runnable, pool)]:
         report.warnings.append(warning)
         notice(Notice("warning", warning))
+    started = [e for e in runnable if e.rescore is None]  # re-checked trials start no agent
+    ran = isolation_text([(e.spec.id, e.label, isolation_label(e.isolation, e.network)) for e in started])
+    if ran is not None:
+        notice(Notice("info", f"isolation: {ran}"))
 
 
 def _unusable_paths(options: RunOptions) -> list[str]:

@@ -89,7 +89,7 @@ def _ran(result: EntryResult) -> TestReport:
             # Which mechanism ended the trials' processes, and how many it still found running.
             "process_cleanup": next((o.process_cleanup for o in result.outcomes), None),
             "stray_processes_killed": sum(o.stray_processes_killed for o in result.outcomes),
-            "sandbox": {"copy": _copy_method(result), "isolation": entry.isolation},
+            "sandbox": {"copy": _copy_method(result), "isolation": entry.isolation, "network": entry.network},
             # Per execution, in their order: bytes each stream lost to the output limit (null: unknown).
             "output_truncated": [
                 None if o.output_truncated is None else dict(o.output_truncated) for o in result.outcomes
