@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -20,6 +21,7 @@ from click.testing import CliRunner, Result
 from playwright.sync_api import Browser, ConsoleMessage, Page, Playwright, Request, sync_playwright
 
 from tests.browser import ensure_chromium
+from tests.system import ensure
 from trialbook.cli import cli
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -198,6 +200,43 @@ def interrupted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out, _ = process.communicate(timeout=120)
     assert process.returncode == 128 + signal.SIGINT, out.decode()
     return results
+
+
+@dataclass
+class IsolatedRun:
+    results: Path
+    port: int
+
+
+@pytest.fixture(scope="session")
+def isolated_run(tmp_path_factory: pytest.TempPathFactory) -> IsolatedRun:
+    """One eval under bwrap (a host port refused, two files written outside), one without isolation."""
+    ensure("bubblewrap")
+    root = tmp_path_factory.mktemp("isolated-run")
+    script = (
+        "(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null || true; echo x > /tmp/scratch.txt; "
+        "echo y >> ~/.bashrc; touch done.txt"
+    )
+    results = root / "results"
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        port = server.getsockname()[1]
+        for name, isolation in (("walled", "bwrap"), ("open", "none")):
+            write(
+                root / f"evals/{name}.eval.yaml",
+                f"""
+                prompt_text: do it
+                agents: [{{name: s, script: "{script.format(port=port)}"}}]
+                negative_control: false
+                sandbox: {{isolation: {isolation}}}
+                assert:
+                  - file_exists: done.txt
+                """,
+            )
+        result = run_eval(str(root / "evals"), "--results-dir", str(results), "--concurrency", "1")
+    assert result.exit_code == 0, result.output
+    return IsolatedRun(results, port)
 
 
 @dataclass

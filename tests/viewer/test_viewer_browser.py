@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.viewer.conftest import CANARY, HistoryRun, Watched, run_cli, suite_of
+from tests.viewer.conftest import CANARY, HistoryRun, IsolatedRun, Watched, run_cli, suite_of
 
 Open = Callable[[Path], Watched]
 DOCS_IMAGES = os.environ.get("TRIALBOOK_DOCS_SCREENSHOTS")  # set to docs/images to refresh the docs' pictures
@@ -267,4 +267,29 @@ def test_a_run_cancelled_by_ctrl_c_shows_what_finished(
     assert properties["cancelled_trials"] == 2  # the hanging trial and the one never started
     assert "run cancelled: 2 of 3 trials did not finish" in row.inner_text()
     assert row.locator("a.dot").count() == len(suite["tests"][0]["executions"])
+    assert_clean(watched, page_file)
+
+
+def test_each_evals_isolation_and_what_its_trials_did_outside_are_shown(
+    isolated_run: IsolatedRun, tmp_path: Path, open_page: Open
+) -> None:
+    page_file = render(isolated_run.results, tmp_path / "report.html")
+    watched = open_page(page_file)
+    page = watched.page
+    walled = page.locator("tr.row[data-id='walled::s'] .isolation")
+    assert walled.inner_text() == "isolation: bwrap (network: none)"
+    assert page.locator("tr.row[data-id='open::s'] .isolation").inner_text() == "isolation: none"
+    page.goto(page_file.as_uri() + "#trial=walled::s#1")
+    trial = page.locator("#trial")
+    assert "bwrap (network: none)" in trial.locator("dl.kv").inner_text()
+    outside = trial.locator(".outside")
+    assert outside.locator(".refused-count").inner_text() == "Connections refused (1):"
+    assert outside.locator("ul.refused li").all_inner_texts() == [f"127.0.0.1:{isolated_run.port}"]
+    rows = outside.locator("table.writes tbody tr")
+    written = {tuple(rows.nth(i).locator("td").all_inner_texts()) for i in range(rows.count())}
+    assert written == {("/tmp/scratch.txt", "2 bytes"), ("~/.bashrc", "2 bytes")}
+    screenshot(watched, tmp_path, "viewer-isolation")
+    page.goto(page_file.as_uri() + "#trial=open::s#1")
+    assert "Not watched (this trial ran without isolation)" in page.locator("#trial .outside").inner_text()
+    assert page.locator("#trial table.writes").count() == 0
     assert_clean(watched, page_file)

@@ -131,7 +131,11 @@ def render_html(
         good = next((k for k in row["trial_keys"] if passed_keys.get(k) is True), None)
         bad = next((k for k in row["trial_keys"] if passed_keys.get(k) is False), None)
         row["compare"] = [good, bad] if good and bad else None
-        index_rows[row["id"]] = {"trial_keys": row["trial_keys"], "compare": row["compare"]}
+        index_rows[row["id"]] = {
+            "trial_keys": row["trial_keys"],
+            "compare": row["compare"],
+            "isolation": row["isolation"],
+        }
     meta = suite_meta(run)
     meta["ci_run_url"] = _safe_url(meta["ci_run_url"] if isinstance(meta["ci_run_url"], str) else None)
     present = {row["verdict"] for row in rows}

@@ -15,8 +15,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..evidence import ExecutionRecord, JsonObject, JsonValue, TestReport, ToolCall
+from ..evidence import (
+    ExecutionRecord,
+    JsonObject,
+    JsonValue,
+    OutsideWrite,
+    RefusedConnection,
+    TestReport,
+    ToolCall,
+)
 from ..scoring.stats import wilson_interval
+from .isolation import sandbox_label
 from .viewer_load import RunData, TrialFiles
 
 __all__ = [
@@ -125,6 +134,8 @@ def _row(test: TestReport) -> dict[str, Any]:
         "judge_cost_usd": _number(props.get("judge_cost_usd")),
         "duration_s": test.duration_s,
         "failures": list(test.assertion_errors),
+        # Re-checked trials ran in an earlier run, under whatever isolation that run had.
+        "isolation": None if "rescored_from" in props else sandbox_label(props.get("sandbox")),
         "trial_keys": [trial_key(test.id, _trial_number(e, i)) for i, e in enumerate(test.executions, 1)],
         "trial_passed": [e.passed for e in test.executions],
     }
@@ -287,7 +298,14 @@ def build_trial(
         else [],
         "literal_steps": steps,
         "literal_departure": departure,
+        # ``None``: nothing watched (no isolation); ``[]``: watched, and nothing happened.
+        "network_refused": _listed(result.network_refused),
+        "outside_writes": _listed(result.outside_writes),
     }
+
+
+def _listed(items: Sequence[OutsideWrite] | Sequence[RefusedConnection] | None) -> list[Any] | None:
+    return None if items is None else [asdict(item) for item in items]
 
 
 def build_trials(run: RunData, *, link_base: Path | None, link_prefix: str = "") -> list[dict[str, Any]]:

@@ -137,6 +137,29 @@
     if (!wrap.childNodes.length) wrap.appendChild(el("p", {cls: "dim", text: "No turns were recorded."}));
     return wrap;
   }
+  function outsideSection(t, row) {
+    var wrap = el("div", {cls: "outside"});
+    if (t.network_refused === null && t.outside_writes === null) {
+      var how = row && row.isolation && row.isolation !== "none" ? "under isolation " + row.isolation + " for this agent" : "this trial ran without isolation";
+      wrap.appendChild(el("p", {cls: "dim", text: "Not watched (" + how + "): what the agent reached or wrote outside its sandbox is not known."}));
+      return wrap;
+    }
+    var refused = t.network_refused || [];
+    wrap.appendChild(el("p", {cls: "refused-count", text: t.network_refused === null ? "Network: not watched." : refused.length ? "Connections refused (" + refused.length + "):" : "Network: nothing refused."}));
+    if (refused.length) {
+      var ul = el("ul", {cls: "refused"});
+      refused.forEach(function (c) { ul.appendChild(el("li", null, el("code", {text: (c.host.indexOf(":") >= 0 ? "[" + c.host + "]" : c.host) + ":" + c.port}))); });
+      wrap.appendChild(ul);
+    }
+    var writes = t.outside_writes || [];
+    wrap.appendChild(el("p", {cls: "writes-count", text: t.outside_writes === null ? "Writes: not watched." : writes.length ? "Written outside the sandbox (" + writes.length + "):" : "Nothing written outside the sandbox."}));
+    if (writes.length) {
+      var body = el("tbody");
+      writes.forEach(function (w) { body.appendChild(el("tr", null, el("td", {cls: "id", text: w.path}), el("td", {cls: "num", text: w.removed ? "removed" : w.size === 1 ? "1 byte" : w.size + " bytes"}))); });
+      wrap.appendChild(el("table", {cls: "writes"}, el("thead", null, el("tr", null, el("th", {text: "path"}), el("th", {text: "size"}))), body));
+    }
+    return wrap;
+  }
   function rowOf(t) { return INDEX.rows[t.test] || null; }
   function renderTrial(key) {
     var root = document.getElementById("trial");
@@ -151,10 +174,11 @@
     var tokens = Object.keys(t.tokens).map(function (k) { return k.replace("_tokens", "") + " " + t.tokens[k]; }).join(", ");
     root.appendChild(kv([["agent", t.agent + (t.agent_version ? " " + t.agent_version : "")], ["model", t.model], ["stop reason", str(t.stop_reason)],
       ["session", t.success ? "ran to completion" : "did not complete"], ["error", t.error], ["agent time", t.duration_ms === null ? "unknown" : (t.duration_ms / 1000).toFixed(2) + "s (the agent's own run; the overview's trial time adds the sandbox and the checks)"],
-      ["cost", costText(t.cost)], ["tokens", tokens || "unknown"], ["capture errors", t.capture_errors.join("; ")], ["call log", t.call_log_problems.join("; ")]]));
+      ["cost", costText(t.cost)], ["tokens", tokens || "unknown"], ["isolation", row && row.isolation], ["capture errors", t.capture_errors.join("; ")], ["call log", t.call_log_problems.join("; ")]]));
     root.appendChild(el("h3", {text: "Assertions"})); root.appendChild(assertionsTable(t));
     root.appendChild(el("h3", {text: "What the agent changed"})); root.appendChild(changesSection(t));
     root.appendChild(el("h3", {text: "Shimmed calls"})); root.appendChild(timeline(t));
+    root.appendChild(el("h3", {text: "Outside the sandbox"})); root.appendChild(outsideSection(t, row));
     root.appendChild(el("h3", {text: "Prompt"})); root.appendChild(el("details", null, el("summary", {text: "rendered prompt (masked)"}), folded(t.prompt)));
     root.appendChild(el("h3", {text: "Transcript"})); root.appendChild(transcript(t));
     if (t.usage.length) {
