@@ -8,10 +8,16 @@ health check.
 
 The ``marker`` fixture is shared by the tests that start processes meant to escape a trial, and
 ``closed_port`` by the tests of an endpoint nobody listens on.
+
+A shell without job control starts its background commands with Ctrl-C ignored, and Python keeps
+an ignored SIGINT ignored, in itself and in every program it starts: the tests of what trialbook does on
+Ctrl-C would then test the shell's choice. The suite takes Ctrl-C back as it loads, before the workers
+start, so it runs alike in a terminal, in CI and in the background.
 """
 
 from __future__ import annotations
 
+import signal
 import socket
 from collections.abc import Iterator
 
@@ -19,6 +25,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.lifecycle.escapes import kill_survivors, unique_marker
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 settings.register_profile(
     "trialbook",
