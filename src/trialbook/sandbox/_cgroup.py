@@ -142,31 +142,37 @@ class CgroupRoot:
         return threads is not None and not threads
 
     @staticmethod
-    def kill(group: Path, wait_s: float = 2.0, *, remove: bool = True) -> set[int]:
+    def kill(
+        group: Path, wait_s: float = 2.0, *, remove: bool = True, members: set[int] | None = None
+    ) -> set[int]:
         """Kill every member of ``group``, wait until it is empty, and (with ``remove``) remove it.
 
         Returns the members that were alive when it looked, before anything was killed, and not already
         dying (a member of a command's process group, killed with it, may still be exiting): ``cgroup.kill``
         ends them all at once, so afterwards nobody is left to count. An empty group (the usual case at
         the end of a trial) costs one read; otherwise the wait ends when ``cgroup.events`` says the
-        group is empty, with no polling interval.
+        group is empty, with no polling interval. ``members`` collects every member seen, dying or not
+        (to reap those the kernel hands to trialbook as their parents die).
         """
         found = _members(group)
+        seen = members if members is not None else set()
+        seen |= found
         if found:
             found = {pid for pid in found if _stray(pid)}
             deadline = time.monotonic() + wait_s
             frozen = False
             with _Events(group) as events:
                 while True:
-                    members = _members(group)
-                    found |= {pid for pid in members if _stray(pid)}
-                    if not members or time.monotonic() > deadline:
+                    now = _members(group)
+                    seen |= now
+                    found |= {pid for pid in now if _stray(pid)}
+                    if not now or time.monotonic() > deadline:
                         break
                     # cgroup.kill: Linux 5.14 and later, and not in a threaded group. Otherwise one by
                     # one, in a frozen group (Linux 5.2 and later) so none forks between the kills.
                     if not _put(group / "cgroup.kill", "1"):
                         frozen = frozen or _put(group / "cgroup.freeze", "1")
-                        for member in members:
+                        for member in now:
                             with contextlib.suppress(OSError):
                                 os.kill(member, 9)
                     events.wait_empty(min(0.1, max(0.0, deadline - time.monotonic())))

@@ -159,6 +159,8 @@ class Swept:
     """Of the trials' processes seen, those that are trialbook's children (to reap)."""
     clean: Cursor | None
     """The cursor of the pass that found nobody alive: everything up to it was looked at."""
+    seen: set[int] = field(default_factory=set)
+    """Every process any pass placed as the trials', alive or not (reaped where trialbook's child)."""
 
 
 def kill_until_clean(
@@ -181,6 +183,7 @@ def kill_until_clean(
         entries, now, _ = table(start, since, skip)
         judged = criteria(now)
         found = doomed(entries, judged)
+        swept.seen |= found
         alive = {e.pid for e in entries if e.pid in found and e.state != "Z"}
         swept.ours.update(e.pid for e in entries if e.pid in found and e.ppid == me)
         if not alive:

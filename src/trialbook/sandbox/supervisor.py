@@ -30,7 +30,7 @@ import shutil
 import signal
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from .._util.owner import owner_gone, owner_tag
@@ -146,10 +146,10 @@ class TrialScope:
 
     def sweep(self) -> int:
         """Kill and reap what the trial still runs, keeping the scope open for the commands still to come."""
-        before = self.killed
+        before, members = self.killed, set[int]()
         if self.group is not None:
-            self.credit(CgroupRoot.kill(self.group, remove=False))
-        self._owner.sweep(self)
+            self.credit(CgroupRoot.kill(self.group, remove=False, members=members))
+        self._owner.sweep(self, members)
         return self.killed - before
 
     def close(self) -> int:
@@ -159,9 +159,10 @@ class TrialScope:
         self._closed = True
         before = self.killed
         try:
+            members = set[int]()
             if self.group is not None:
-                self.credit(CgroupRoot.kill(self.group, remove=False))
-            self._owner.sweep(self)
+                self.credit(CgroupRoot.kill(self.group, remove=False, members=members))
+            self._owner.sweep(self, members)
         finally:
             # Always: a scope left open would keep trialbook a subreaper for the rest of its life.
             self._owner.release(self)
@@ -267,11 +268,14 @@ class Supervisor:
             leaders = {pid for scope in scopes for pid in scope.leaders}
         return self.kill({scope.marker for scope in scopes}, leaders)
 
-    def sweep(self, scope: TrialScope) -> None:
-        """The trial's own sweep: afterwards, later sweeps need look only at processes started since."""
+    def sweep(self, scope: TrialScope, members: Collection[int] = ()) -> None:
+        """The trial's own sweep: afterwards, later sweeps need look only at processes started since.
+
+        ``members``: what its cgroup held as it was killed, reaped like what the sweep finds.
+        """
         with self._lock:
             leaders = set(scope.leaders)
-        self._kill({scope.marker}, leaders, advance=scope)
+        self._kill({scope.marker}, leaders, advance=scope, members=members)
 
     def kill(self, markers: set[str], roots: set[int], *, since: int | None = None) -> int:
         """SIGKILL, until none is left, every process of the trials ``markers`` name (see :mod:`._sweep`).
@@ -292,6 +296,7 @@ class Supervisor:
         *,
         since: int | None = None,
         advance: TrialScope | None = None,
+        members: Collection[int] = (),
     ) -> Swept | None:
         """The sweep; ``None`` where there is no ``/proc``."""
         if not has_procfs():
@@ -326,7 +331,10 @@ class Supervisor:
             # Only what this sweep killed, and not the commands whose starters collect their status
             # themselves: a zombie child trialbook did not kill may be one that other code in the
             # process (a test's Popen, a user's fixture) is about to wait for, and its status is theirs.
-            ours = swept.ours - self._leaders
+            # What it killed includes the processes that became trialbook's children only as the
+            # parents it killed with them died (trialbook is their subreaper): left, each would stay
+            # a zombie for the rest of the run, and every later pass would read it.
+            ours = (swept.ours | swept.seen | set(members)) - self._leaders
         reap(ours)
         if len(markers) == 1 and swept.killed:
             # One trial's marker (its own sweep, or a CLI adapter's): its processes, for its count.
