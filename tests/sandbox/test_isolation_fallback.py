@@ -41,7 +41,9 @@ def test_without_user_namespaces_the_trial_runs_isolated_with_its_covers_and_no_
     shim.chmod(0o755)
     cover = ShimCover(shim, (Path("/usr/bin/uname").resolve(),))
     isolation = _isolation.Isolation(root=root, network="none", shims=(cover,))
-    argv = isolation.wrap(["sh", "-c", "/usr/bin/uname; echo x > /etc/x 2>/dev/null || echo read-only"], root)
+    argv = isolation.wrap(
+        ["sh", "-c", "/usr/bin/uname; echo x > /etc/x 2>/dev/null || echo read-only"], root, {}
+    )
     assert "--unshare-user" not in argv and "-c" in argv and argv[argv.index("--") + 1] == "sh"
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.split() == ["shimmed", "read-only"]  # covered, and no layer over /etc

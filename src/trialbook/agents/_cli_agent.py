@@ -8,7 +8,6 @@ stderr. Each adapter subclasses ``CliAgent`` and keeps only its own command line
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
@@ -19,7 +18,7 @@ from typing import ClassVar
 from .._util.fsutil import atomic_write_text
 from ..evidence import AgentResult, StopReason, Turn
 from ..masking import Masker
-from ..sandbox import install_root, relay_for
+from ..sandbox import install_root
 from ._cli_run import CliRun, run_cli
 from ._cli_support import Options, find_binary, masker_for, probe_version
 from ._npm_install import VERSION, installed_binary
@@ -120,11 +119,7 @@ class CliAgent:
             if isolation is not None:
                 # The CLI's own installation stays visible (read-only) where a hidden place holds it.
                 installed = tuple(install_root(Path(part)) for part in argv[:1]) + _node_roots()
-                isolation = dataclasses.replace(
-                    isolation, expose=(*isolation.expose, *installed), endpoints=(endpoint,)
-                )
-                if isolation.network == "model":
-                    await stack.enter_async_context(relay_for(isolation.root, isolation.endpoints))
+                isolation = await stack.enter_async_context(isolation.for_agent(installed, (endpoint,)))
             run = await run_cli(
                 argv, cwd=task.workdir, env=env, timeout_s=task.timeout_s, watch=watch,
                 capture=task.streams.using(masker), name=self.COMMAND, isolation=isolation,

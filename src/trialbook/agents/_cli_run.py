@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..sandbox import Isolation, OutputCapture
+from ..sandbox import IsolationBackend, OutputCapture
 from ..sandbox.process import run_process
 from ..sandbox.supervisor import TRIAL_MARKER, supervisor
 
@@ -50,7 +50,7 @@ async def run_cli(
     watch: Callable[[str], str | None],
     capture: OutputCapture | None = None,
     name: str = "cli",
-    isolation: Isolation | None = None,
+    isolation: IsolationBackend | None = None,
 ) -> CliRun:
     """Run the CLI in its own process group; ``watch`` sees each stdout line and may return a reason to stop.
 

@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from ..evidence import AgentResult, DeclaredInput, JsonValue
 from ..masking import Masker
-from ..sandbox import Isolation, OutputCapture
+from ..sandbox import IsolationBackend, OutputCapture
 
 __all__ = ["Agent", "AgentFactory", "AgentSpec", "AgentTask", "Availability"]
 
@@ -67,7 +67,7 @@ class AgentTask:
     masker: Masker = field(default_factory=Masker)
     inputs: tuple[DeclaredInput, ...] = ()
     capture: OutputCapture | None = None
-    isolation: Isolation | None = None
+    isolation: IsolationBackend | None = None
     """Where set, every process the adapter starts for the trial runs inside it (pass it to
     :func:`~trialbook.sandbox.process.run_process`); ``None``: as the runner's user, as before."""
 

@@ -22,6 +22,7 @@ from ..github import (
     token_variables,
 )
 from ..runner import handle_signals
+from ..sandbox import ISOLATIONS
 from ..select import parse_shard
 from ._actions_step import ActionsStepCommand, probe_option
 from ._common import env_option, paths_argument, rescore_from_option
@@ -93,7 +94,7 @@ def _stopped(args: Sequence[str], message: str) -> None:
 @env_option("--label", default=DEFAULT_LABEL, show_default=True, help="The PR label that asks for a run.")
 @env_option(
     "--isolation",
-    type=click.Choice(["auto", "none", "bwrap"]),
+    type=click.Choice(ISOLATIONS),
     help="Run every eval's trials under this isolation (docs/isolation.md); the action passes auto.",
 )
 @env_option(

@@ -11,6 +11,7 @@ import click
 from ..errors import UsageError
 from ..history import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_IDLE_TIMEOUT_S
 from ..runner import RunOptions, SilentSink, handle_signals, run
+from ..sandbox import ISOLATIONS
 from ..select import parse_shard
 from ._common import DEFAULT_HISTORY_DIR, env_option, history_place, paths_argument, rescore_from_option
 from ._output import emit_report
@@ -86,7 +87,7 @@ def _trial_options() -> list[Callable[[F], F]]:
         env_option("--trials", type=click.IntRange(min=1), help="Override every eval's number of trials."),
         env_option(
             "--isolation",
-            type=click.Choice(["auto", "none", "bwrap"]),
+            type=click.Choice(ISOLATIONS),
             help="Run every eval's trials under this isolation, whatever its sandbox.isolation says "
             "(bwrap: the system read-only, the host's home and temp folders hidden; docs/isolation.md).",
         ),

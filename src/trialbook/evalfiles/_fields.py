@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..evidence import JsonObject
+from ..sandbox import ISOLATIONS
 
 __all__ = ["ASSERTION_KINDS", "DURATION_PATTERN", "FIELDS", "ID_PATTERN", "SIZE_PATTERN", "FieldDoc"]
 
@@ -120,7 +121,7 @@ FIELDS: tuple[FieldDoc, ...] = (
             "properties": {
                 "template": {**_PATH, "description": "Folder copied fresh into every trial's sandbox."},
                 "isolation": {
-                    "enum": ["auto", "none", "bwrap"],
+                    "enum": list(ISOLATIONS),
                     "default": "none",
                     "description": (
                         "bwrap runs each trial's processes with the system read-only and the host's home, "

@@ -14,7 +14,7 @@ from ..evalfiles import EvalSpec, render_options, render_prompt
 from ..evidence import AgentResult
 from ..masking import Masker
 from ..report.isolation import outside_notes
-from ..sandbox import Isolation, SandboxRemover, ShimConfig, hidden_paths
+from ..sandbox import ISOLATION_BACKENDS, SandboxRemover, ShimConfig, hidden_paths
 from ..scoring.stats import EarlyVerdict, early_verdict
 from ..scoring.verdict import EXECUTION_FAILURES, Verdict, eval_verdict
 from ._cancel import Cancellation
@@ -259,18 +259,12 @@ def trial_request(
 ) -> TrialRequest:
     """Trial ``trial`` of ``entry``, its files in ``folder`` (re-scoring gives only what checks use).
 
-    Under ``bwrap`` isolation the run's ``results_dir`` is among what the trial must not see.
+    Under isolation the run's ``results_dir`` is among what the trial must not see.
     """
     spec: EvalSpec = entry.spec
-    isolation = (
-        Isolation(
-            root=Path("/"),
-            hide=hidden_paths(results_dir.resolve() if results_dir is not None else None),
-            network="none" if entry.network == "none" else "model" if entry.network == "model" else "host",
-        )
-        if entry.isolation == "bwrap"
-        else None
-    )
+    backend = ISOLATION_BACKENDS.get(entry.isolation)  # absent for "none": the runner's user
+    hidden = results_dir.resolve() if results_dir is not None else None
+    isolation = backend(hide=hidden_paths(hidden), network=entry.network) if backend else None
     return TrialRequest(
         eval_id=spec.id,
         agent_label=entry.label,

@@ -13,12 +13,12 @@ import dataclasses
 
 from ..evidence import AgentResult
 from ..report.isolation import refused_text
-from ..sandbox import Isolation
+from ..sandbox import IsolationBackend
 
 __all__ = ["isolated_evidence"]
 
 
-def isolated_evidence(result: AgentResult, isolation: Isolation) -> AgentResult:
+def isolated_evidence(result: AgentResult, isolation: IsolationBackend) -> AgentResult:
     """``result`` with ``outside_writes`` and ``network_refused``; read once the trial's processes ended."""
     refused = isolation.network_refused()
     error = result.error

@@ -53,7 +53,7 @@ class RunOptions:
     strict_agents: bool = False
     """Refuse the run when an agent cannot run here, instead of ending its pairs as errors."""
     isolation: str | None = None
-    """``--isolation``: overrides every eval's ``sandbox.isolation`` (``auto``, ``none`` or ``bwrap``)."""
+    """``--isolation``: overrides every eval's ``sandbox.isolation`` (one of ``sandbox.ISOLATIONS``)."""
     """Refuse the run when an agent cannot run here, instead of ending its pairs as errors."""
     keep_sandboxes: bool = False
     rescore_from: tuple[Path, ...] = ()

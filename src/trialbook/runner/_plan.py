@@ -99,9 +99,9 @@ class PlanEntry:
     dropped: tuple[str, ...] = ()
     """The compared instruction files and skills: what the ``without`` arm leaves out (set on both arms)."""
     isolation: str = "none"
-    """How the trials' processes run: ``none``, or ``bwrap`` once the run decided it can (``_isolation``)."""
+    """How the trials' processes run: ``none``, or a backend once the run decided it can (``_isolation``)."""
     network: str = "host"
-    """Under ``bwrap``: ``host``, ``model`` or ``none``, from the eval or the agent (``_isolation``)."""
+    """Under isolation: ``host``, ``model`` or ``none``, from the eval or the agent (``_isolation``)."""
     trials_key: str | None = None
     """The cache key without what only the checks use (see ``trials_material``): equal keys, same trials."""
     rescore: RescoreSource | None = field(default=None, compare=False)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import dataclasses
 import functools
 import time
 import traceback
@@ -20,7 +19,7 @@ from ..evidence import AgentResult, AssertionRecord
 from ..masking import Masker
 from ..sandbox import (
     DEFAULT_OUTPUT_LIMIT,
-    Isolation,
+    IsolationBackend,
     OutputCapture,
     Sandbox,
     SandboxRemover,
@@ -88,7 +87,7 @@ class TrialRequest:
     output_limit: int = DEFAULT_OUTPUT_LIMIT
     check_deadline_s: float = CHECKS_BASE_S
     """Seconds the trial's checks may take together once the agent finished (``limits.checks``)."""
-    isolation: Isolation | None = None
+    isolation: IsolationBackend | None = None
     """Settings of the trial's isolation apart from its own folder (known once the sandbox is made)."""
     judges: RunJudges | None = None
     """Who answers the trial's ``judge`` checks; ``None`` (a negative control): they record an error."""
@@ -395,9 +394,7 @@ async def _agent_run(
         masker=masker,
         inputs=inputs,
         capture=capture,
-        isolation=None
-        if isolation is None
-        else dataclasses.replace(isolation, root=sandbox.path, shims=sandbox.covers),
+        isolation=None if isolation is None else isolation.in_trial(sandbox.path, sandbox.covers),
     )
     result = with_loading(await _run_agent(agent, task), inputs)
     if task.isolation is not None:  # its processes have ended with their PID namespace

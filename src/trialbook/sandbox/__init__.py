@@ -1,5 +1,6 @@
 """Throw-away sandboxes for trials: a template copy, an isolated HOME, PATH shims and a call log."""
 
+from ._backend import ISOLATION_BACKENDS, ISOLATIONS, NETWORKS, IsolationBackend
 from ._calllog import CallLog, parse_call_log, read_call_log
 from ._capture import DEFAULT_OUTPUT_LIMIT, MIN_OUTPUT_LIMIT, OutputCapture
 from ._changes import CHANGES_FILE, record_changes
@@ -7,16 +8,7 @@ from ._copy import copy_tree
 from ._exclude import ALWAYS_EXCLUDED, TemplateFilter, check_pattern
 from ._finished import SandboxTrial, run_command
 from ._host import runner_path
-from ._isolation import (
-    ISOLATIONS,
-    NETWORKS,
-    Isolation,
-    bwrap_problem,
-    hidden_paths,
-    inside_python,
-    install_root,
-)
-from ._network import relay_for
+from ._isolation import hidden_paths, install_root
 from ._rebuild import Rebuilt, apply_changes
 from ._remover import SandboxRemover
 from ._sandbox import Sandbox, create_sandbox, remove_tree
@@ -29,10 +21,11 @@ __all__ = [
     "CHANGES_FILE",
     "DEFAULT_OUTPUT_LIMIT",
     "ISOLATIONS",
+    "ISOLATION_BACKENDS",
     "MIN_OUTPUT_LIMIT",
     "NETWORKS",
     "CallLog",
-    "Isolation",
+    "IsolationBackend",
     "OutputCapture",
     "ProcessOutcome",
     "Rebuilt",
@@ -44,19 +37,16 @@ __all__ = [
     "TemplateFilter",
     "apply_changes",
     "bash_path",
-    "bwrap_problem",
     "check_pattern",
     "copy_tree",
     "create_sandbox",
     "find_special_files",
     "hidden_paths",
-    "inside_python",
     "install_root",
     "kill_group",
     "parse_call_log",
     "read_call_log",
     "record_changes",
-    "relay_for",
     "remove_tree",
     "run_command",
     "run_process",

@@ -20,26 +20,27 @@ user can. Under ``bwrap`` every process a trial starts runs in its own mount, PI
 - where the system's Python and a user namespace of its own are there, the trial's first process is
   ``_inside``, which sets up what bubblewrap 0.8 cannot and drops every right before the agent runs.
 
-The protocol is :meth:`Isolation.wrap`: the command line to start instead of ``argv``. A container
-backend would provide the same method. Where bubblewrap cannot run (not installed, or user namespaces
-restricted as on Ubuntu 24.04's default AppArmor policy) :func:`bwrap_problem` says why and how to fix it.
+:class:`Isolation` is the ``bwrap`` backend of ``_backend``'s protocol. Where bubblewrap cannot run (not
+installed, or user namespaces restricted as on Ubuntu 24.04's default AppArmor policy)
+:func:`bwrap_problem` says why and how to fix it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from ..evidence import OutsideWrite, RefusedConnection
 from ._covers import ShimCover, cover_pairs, view_args
-from ._network import endpoint_of, network_spec, refused_connections
+from ._network import endpoint_of, network_spec, refused_connections, relay_for
 from ._outside import (
     cover_folder,
     layer_spec,
@@ -49,11 +50,8 @@ from ._outside import (
     system_python,
 )
 
-__all__ = ["ISOLATIONS", "NETWORKS", "Isolation", "bwrap_problem", "hidden_paths", "install_root"]
+__all__ = ["Isolation", "bwrap_problem", "hidden_paths", "install_root"]
 
-ISOLATIONS = ("auto", "none", "bwrap")
-NETWORKS = ("host", "model", "none")
-Network = Literal["host", "model", "none"]
 INSIDE_RIGHTS = (
     "CAP_SYS_ADMIN",
     "CAP_DAC_OVERRIDE",
@@ -77,9 +75,10 @@ APPARMOR_FIX = "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
 class Isolation:
     """One trial's bubblewrap settings: its writable folder, what to hide, its shims and its network."""
 
-    root: Path
+    root: Path = Path("/")
+    """The trial's folder, set by :meth:`in_trial`."""
     hide: tuple[Path, ...] = ()
-    network: Network = "host"
+    network: str = "host"
     expose: tuple[Path, ...] = ()
     """Folders shown read-only although a hidden place holds them: the agent's own installation (a CLI
     installed under the runner's home, as npm, nvm or trialbook's agent cache put it)."""
@@ -92,8 +91,34 @@ class Isolation:
     def _places(self) -> tuple[Path, ...]:
         return (TMP, *(path for path in self.hide if path.is_dir()))
 
-    def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
+    def problem(self) -> str | None:
+        """Why bubblewrap cannot isolate with this network here (:func:`bwrap_problem`); ``None``: it can."""
+        problem = bwrap_problem()
+        if problem is None and self.network == "model" and inside_python() is None:
+            return (
+                "network: model needs the system's Python (/usr/bin/python3) and a user namespace of the "
+                "trial's own to reach the model endpoint from inside the sandbox"
+            )
+        return problem
+
+    def in_trial(self, root: Path, shims: tuple[ShimCover, ...]) -> Isolation:
+        """These settings for the trial whose folder is ``root``."""
+        return dataclasses.replace(self, root=root, shims=shims)
+
+    @contextlib.asynccontextmanager
+    async def for_agent(self, expose: Sequence[Path], endpoints: Sequence[str]) -> AsyncIterator[Isolation]:
+        """These settings with ``expose`` shown, and with ``network: model`` the relay to ``endpoints``."""
+        isolation = dataclasses.replace(self, expose=(*self.expose, *expose), endpoints=tuple(endpoints))
+        if self.network != "model":
+            yield isolation
+            return
+        async with relay_for(self.root, isolation.endpoints):
+            yield isolation
+
+    def wrap(self, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> list[str]:
         """``argv`` as bubblewrap starts it inside the trial's namespaces (see the module docstring).
+
+        ``env`` passes through bubblewrap as it is.
 
         Makes the trial folder's cover folders first (``_outside``): bubblewrap binds them in. With the
         system's Python there, the trial's first process is ``_inside``, which sets up what bubblewrap

@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._backend import IsolationBackend
 from ._capture import OutputCapture, StreamCapture
 from ._child import Child, kill_group
-from ._isolation import Isolation
 from .supervisor import supervisor
 
 __all__ = ["ProcessOutcome", "kill_group", "run_process"]
@@ -121,7 +121,7 @@ async def run_process(
     merge_stderr: bool = False,
     capture: OutputCapture | None = None,
     name: str = "output",
-    isolation: Isolation | None = None,
+    isolation: IsolationBackend | None = None,
 ) -> ProcessOutcome:
     """Run ``argv`` in a new session; on deadline or cancellation kill its whole process group.
 
@@ -137,7 +137,7 @@ async def run_process(
     """
     capture = capture if capture is not None else OutputCapture()
     if isolation is not None:  # the same command, started inside the trial's namespaces
-        argv = isolation.wrap(argv, cwd)
+        argv = isolation.wrap(argv, cwd, env)
     started = time.monotonic()
     owner = supervisor()
     out = capture.stream() if on_stdout_line is None else None

@@ -7,7 +7,6 @@ share one environment starts the CLI once, while sandboxed trials each keep thei
 
 from __future__ import annotations
 
-import contextlib
 import os
 import tempfile
 from collections.abc import Mapping
@@ -17,7 +16,6 @@ from pathlib import Path
 from ..._util.owner import temp_prefix
 from ...evidence import CopilotResult
 from ...masking import enforce_lengths
-from ...sandbox import relay_for
 from .._protocol import AgentSpec, AgentTask, Availability
 from ._config import CopilotEval, eval_from_spec
 from ._isolated import isolated_cli, model_endpoints
@@ -123,11 +121,6 @@ class CopilotAgent:
             # Copilot lists project skills only from the directories the session is given.
             skills = str(task.workdir / SKILLS_FOLDER)
             config = replace(config, skill_directories=(*config.skill_directories, skills))
-        isolation = task.isolation
-        if isolation is not None:
-            path, isolation = isolated_cli(
-                path, isolation, task.workdir, env, model_endpoints(self.config.provider)
-            )
         trial = Trial(
             config=config,
             prompt=task.prompt,
@@ -140,15 +133,14 @@ class CopilotAgent:
             secrets=(*task.masker.values, *self._secrets(env)),
             inputs=task.inputs,
         )
-        if isolation is None:
+        if task.isolation is None:
             return await run_trial(self.pool, trial)
-        try:
-            async with contextlib.AsyncExitStack() as stack:
-                if isolation.network == "model":
-                    await stack.enter_async_context(relay_for(isolation.root, isolation.endpoints))
-                return await run_trial(self.pool, trial)
-        finally:
-            await self.pool.stop_for(path)  # its namespaces end with the trial: never reused
+        endpoints = model_endpoints(self.config.provider)
+        async with isolated_cli(path, task.isolation, task.workdir, env, endpoints) as script:
+            try:
+                return await run_trial(self.pool, replace(trial, cli_path=script))
+            finally:
+                await self.pool.stop_for(script)  # its namespaces end with the trial: never reused
 
     async def run_prompt(
         self,

@@ -10,14 +10,14 @@ runner's home) stay visible read-only. With ``network: model`` the only endpoint
 
 from __future__ import annotations
 
-import dataclasses
+import contextlib
 import shlex
 import stat
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 
 from ...evidence import JsonValue
-from ...sandbox import Isolation, install_root
+from ...sandbox import IsolationBackend, install_root
 from ._native import native_cli
 
 __all__ = ["isolated_cli", "model_endpoints"]
@@ -31,18 +31,23 @@ def model_endpoints(provider: Mapping[str, JsonValue] | None) -> tuple[str, ...]
     return (url,) if isinstance(url, str) and url else ()
 
 
-def isolated_cli(
-    cli_path: str, isolation: Isolation, workdir: Path, env: Mapping[str, str], endpoints: tuple[str, ...]
-) -> tuple[str, Isolation]:
-    """The path of the script that starts the CLI isolated, and the isolation it uses."""
+@contextlib.asynccontextmanager
+async def isolated_cli(
+    cli_path: str,
+    isolation: IsolationBackend,
+    workdir: Path,
+    env: Mapping[str, str],
+    endpoints: tuple[str, ...],
+) -> AsyncIterator[str]:
+    """The path of the script that starts the CLI isolated, usable while the context is open."""
     native = native_cli(cli_path)
     shown = [install_root(Path(native))]
     cache = env.get("COPILOT_PKG_CACHE_HOME")
     if cache and Path(cache).is_dir():
         shown.append(Path(cache))
-    isolation = dataclasses.replace(isolation, expose=(*isolation.expose, *shown), endpoints=endpoints)
-    script = isolation.root / WRAPPER
-    command = shlex.join(isolation.wrap([native], workdir))
-    script.write_text(f'#!/bin/sh\n# the Copilot CLI in the trial\'s namespaces\nexec {command} "$@"\n')
-    script.chmod(stat.S_IRWXU)
-    return str(script), isolation
+    async with isolation.for_agent(shown, endpoints) as isolated:
+        script = isolated.root / WRAPPER
+        command = shlex.join(isolated.wrap([native], workdir, env))
+        script.write_text(f'#!/bin/sh\n# the Copilot CLI in the trial\'s namespaces\nexec {command} "$@"\n')
+        script.chmod(stat.S_IRWXU)
+        yield str(script)
