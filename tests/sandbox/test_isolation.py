@@ -154,22 +154,6 @@ def test_a_timeout_under_bwrap_ends_the_trial_and_every_process_in_it(tmp_path: 
     assert _survivors("sleep 30123$") == ""
 
 
-def test_a_root_agent_that_leaves_its_cgroup_and_session_does_not_outlive_a_bwrap_trial(
-    tmp_path: Path,
-) -> None:
-    # The escape that gets past process cleanup without isolation (docs/processes.md): a cleared
-    # environment (no marker), a new session, the root cgroup, a disguised name. In the trial's PID
-    # namespace it is still one of the trial's processes, and the kernel ends it with the namespace.
-    ensure("bubblewrap")
-    escape = (
-        "(env -i setsid bash -c 'echo $$ > /sys/fs/cgroup/cgroup.procs 2>/dev/null; "
-        "exec -a tb-escapee sleep 30127' < /dev/null > /dev/null 2>&1 &); touch started"
-    )
-    done = _isolated_run(tmp_path, "escape", escape)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert _survivors("tb-escapee|sleep 30127") == ""
-
-
 def _isolated_run(
     tmp_path: Path, name: str, script: str, extra: str = ""
 ) -> subprocess.CompletedProcess[str]:
