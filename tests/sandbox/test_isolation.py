@@ -131,16 +131,19 @@ def test_auto_falls_back_with_one_line_and_bwrap_demanded_is_refused_with_the_fi
     try:
         auto = CliRunner().invoke(cli, ["eval", "evals"], env={"CI": "true"})
         assert auto.exit_code == 0, auto.output
-        lines = [line for line in auto.output.splitlines() if "isolation auto" in line]
-        assert lines[0] == (
+        lines = [line for line in auto.output.splitlines() if "isolation" in line]
+        assert lines == [
             "warning: isolation auto: bubblewrap is not installed: install it (Debian and Ubuntu: sudo "
             "apt-get install bubblewrap); trials run without isolation"
-        )
+        ]
         suite = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
         assert suite["tests"][0]["properties"]["sandbox"]["isolation"] == "none"
         strict = CliRunner().invoke(cli, ["eval", "evals", "--isolation", "bwrap"], env={"CI": "true"})
         assert strict.exit_code == 2, strict.output
-        assert "--isolation bwrap: bubblewrap is not installed" in strict.output
+        assert (
+            "--isolation bwrap: bubblewrap is not installed: install it (Debian and Ubuntu: sudo apt-get "
+            "install bubblewrap)" in strict.output
+        )
     finally:
         _isolation.bwrap_problem.cache_clear()
 
@@ -173,6 +176,15 @@ def _survivors(pattern: str) -> str:
     return subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True, check=False).stdout
 
 
+def _without_user_namespaces(uid: int, argv: list[str], writable: Path | None = None) -> list[str]:
+    """``argv`` in a real bubblewrap that forbids new user namespaces inside it; the host keeps its own."""
+    outer = [str(ensure("bubblewrap")), "--unshare-user", "--uid", str(uid), "--gid", str(uid)]
+    outer += ["--disable-userns", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
+    if writable is not None:
+        outer += ["--bind", str(writable), str(writable), "--chdir", str(writable)]
+    return [*outer, "--", *argv]
+
+
 @pytest.mark.parametrize("uid", [0, 1000])
 def test_user_namespaces_refused_for_real_name_the_fix(uid: int) -> None:
     """Real bubblewrap inside a sandbox that forbids new user namespaces, as root and as a plain user.
@@ -180,12 +192,44 @@ def test_user_namespaces_refused_for_real_name_the_fix(uid: int) -> None:
     As a plain user bubblewrap says "Creating new namespace failed ... (ENOSPC)": the same refusal as
     Ubuntu's AppArmor rule or ``user.max_user_namespaces=0``, so it must carry the same fix.
     """
-    bwrap = ensure("bubblewrap")
     code = "from trialbook.sandbox._isolation import bwrap_problem; print(bwrap_problem())"
-    outer = [str(bwrap), "--unshare-user", "--uid", str(uid), "--gid", str(uid), "--disable-userns"]
-    outer += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", sys.executable, "-c", code]
+    outer = _without_user_namespaces(uid, [sys.executable, "-c", code])
     done = subprocess.run(outer, capture_output=True, text=True, timeout=60, check=True)
     said = done.stdout.strip()
     assert said.startswith("bubblewrap cannot make user namespaces here ("), said
     assert _isolation.APPARMOR_FIX in said
     assert "\n" not in said
+
+
+def test_where_user_namespaces_are_refused_auto_runs_unisolated_and_bwrap_exits_2_naming_the_fix(
+    tmp_path: Path,
+) -> None:
+    # As on a GitHub runner (Ubuntu 24.04, not root): trialbook eval itself runs where bubblewrap cannot
+    # make the trial's namespaces.
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "evals/e.eval.yaml").write_text(
+        "prompt_text: hi\nagents: [{name: s, script: 'touch x'}]\nnegative_control: false\n"
+        "assert: [file_exists: x]\n"
+    )
+    env = {**os.environ, "CI": "true", "HOME": str(tmp_path), "TMPDIR": str(tmp_path / "tmp")}
+
+    def run(isolation: str) -> subprocess.CompletedProcess[str]:
+        argv = _without_user_namespaces(
+            1000, [str(TRIALBOOK), "eval", "evals", "--isolation", isolation], tmp_path
+        )
+        return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+    auto = run("auto")
+    assert auto.returncode == 0, auto.stdout + auto.stderr
+    (line,) = [line for line in auto.stderr.splitlines() if "isolation" in line]
+    assert line.startswith("warning: isolation auto: bubblewrap cannot make user namespaces here (")
+    assert line.endswith(
+        f"allow them with `{_isolation.APPARMOR_FIX}`, or run as root; trials run without isolation"
+    )
+    suite = json.loads((tmp_path / ".trialbook/runs/latest/suite.json").read_text())
+    assert suite["tests"][0]["properties"]["sandbox"]["isolation"] == "none"
+    strict = run("bwrap")
+    assert strict.returncode == 2, strict.stdout + strict.stderr
+    assert "--isolation bwrap: bubblewrap cannot make user namespaces here (" in strict.stderr
+    assert f"`{_isolation.APPARMOR_FIX}`" in strict.stderr

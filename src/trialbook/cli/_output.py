@@ -60,7 +60,8 @@ def emit_report(report: RunReport, options: RunOptions) -> int:
         return visible(report.masker.text(text))
 
     for warning in report.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        if warning not in report.noticed:  # said once, when it came
+            click.echo(f"warning: {warning}", err=True)
     if report.nothing_to_rerun is not None:
         click.echo(report.nothing_to_rerun)
         return ExitCode.OK

@@ -96,6 +96,8 @@ class RunReport:
     cancelled_by: int | None = None
     """The signal that cancelled the run (``signal.SIGINT``, ``signal.SIGTERM``), if one did."""
     warnings: list[str] = field(default_factory=list)
+    noticed: list[str] = field(default_factory=list)
+    """The ``warnings`` already sent to the run's ``notice`` before the first trial, so not to repeat."""
     nothing_to_rerun: str | None = None
     """``--last-failed`` found no failure in the latest run: why nothing ran (and no run was kept)."""
     rescored: dict[str, EntryResult] = field(default_factory=dict)
@@ -282,6 +284,7 @@ def _before_trials(
     runnable = [entry for entry in report.plan if entry.action == "run"]
     for warning in [*isolation_notes, *refuse_or_check(options, runnable, pool)]:
         report.warnings.append(warning)
+        report.noticed.append(warning)
         notice(Notice("warning", warning))
     started = [e for e in runnable if e.rescore is None]  # re-checked trials start no agent
     ran = isolation_text([(e.spec.id, e.label, isolation_label(e.isolation, e.network)) for e in started])
