@@ -2,6 +2,7 @@
 # The composite action's first step: checks the runner and the inputs before anything is installed.
 # Every problem is an ::error naming the input and the fix, and a line in the job summary; then exit
 # code 2 (bad input), like trialbook's own. Inputs arrive as TB_* variables, never spliced into this text.
+# With good inputs, where trials will run in bubblewrap and the runner lacks it, it installs it or says how.
 set -uo pipefail
 set -f  # the install input is split into words below, never expanded as globs
 
@@ -77,7 +78,28 @@ case "${TB_MODE:-run}" in
   *) problem "mode: expected run, publish or unsafe-run-and-publish, got \`${TB_MODE}\`." ;;
 esac
 
+# Trials run in bubblewrap (isolation auto or bwrap): install it where the job may (GitHub's Ubuntu
+# runners: apt-get, and root or sudo without a password), else say how before any trial runs.
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi; }
+apt_install() { as_root apt-get install -y -qq bubblewrap >/dev/null 2>&1; }
+ensure_bubblewrap() {
+  local isolation="${TB_ISOLATION:-auto}"
+  [ "$isolation" != none ] && [ "${TB_MODE:-run}" != publish ] && [ "${TB_RUNNER_OS:-}" = Linux ] || return 0
+  command -v bwrap >/dev/null 2>&1 && return 0
+  if command -v apt-get >/dev/null 2>&1 && as_root true >/dev/null 2>&1; then
+    # A runner's package lists may be stale: refreshed only when the first try fails.
+    if apt_install || { as_root apt-get update -qq >/dev/null 2>&1 && apt_install; }; then
+      echo "isolation: installed bubblewrap (apt-get)"
+      return 0
+    fi
+  fi
+  local outcome="trials run without isolation"
+  [ "$isolation" = bwrap ] && outcome="isolation: bwrap stops the run"
+  echo "::warning title=trialbook isolation::bubblewrap is not on this runner and could not be installed (that takes apt-get, and root or sudo without a password). Add a step before trialbook's: \`sudo apt-get install -y bubblewrap\`, and where user namespaces are restricted (Ubuntu 24.04) \`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\`. Until then $outcome."
+}
+
 if [ "${#problems[@]}" -eq 0 ]; then
+  ensure_bubblewrap
   # The part of the results artifact's name that tells shards apart. GitHub numbers a matrix's jobs in
   # `strategy.job-index` for the workflow, but inside a composite action it reads 0 for every job, so
   # the shard input itself names the artifact. A malformed shard is the run step's error to report.

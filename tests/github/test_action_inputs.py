@@ -20,6 +20,7 @@ GOOD = {
     "TB_COMMENT_HEADER": "Evals on Linux",
     "TB_MODE": "run",
     "TB_RESULTS": "",
+    "TB_ISOLATION": "none",  # bubblewrap's install has tests of its own (test_action_bubblewrap.py)
 }
 
 
