@@ -82,8 +82,10 @@ def test_a_group_joined_after_the_trials_end_is_never_handed_out_again(
     kill = CgroupRoot.kill
     joined: list[subprocess.Popen[bytes]] = []
 
-    def kill_then_join(group: Path, wait_s: float = 2.0, *, remove: bool = True) -> set[int]:
-        found = kill(group, wait_s, remove=remove)
+    def kill_then_join(
+        group: Path, wait_s: float = 2.0, *, remove: bool = True, members: set[int] | None = None
+    ) -> set[int]:
+        found = kill(group, wait_s, remove=remove, members=members)
         # A process that enters the group after the kill, as a command still starting would.
         joined.append(
             subprocess.Popen(
