@@ -13,6 +13,7 @@ import pytest
 
 from tests.clis import ensure_cli
 from tests.fakes.model_server import ModelServer, say, shell
+from tests.system import ensure
 from trialbook.evidence import load_suite
 
 from ..runner.conftest import Invoke, invoke
@@ -26,9 +27,13 @@ ANTHROPIC_KEY = "sk-ant-fake-" + "a7" * 20
 CODEX_KEY = "sk-fake-codex-" + "c3" * 20
 
 
+@pytest.mark.parametrize("isolation", ["none", "bwrap"])
 def test_claude_code_and_codex_follow_the_examples_guide(
-    invoke: Invoke, tmp_path: Path, no_model_credentials: None
+    invoke: Invoke, tmp_path: Path, no_model_credentials: None, isolation: str
 ) -> None:
+    """Also in bubblewrap with ``network: model``: the model server is all the CLIs reach."""
+    if isolation == "bwrap":
+        ensure("bubblewrap")
     claude, codex = ensure_cli("@anthropic-ai/claude-code"), ensure_cli("@openai/codex")
     with ModelServer([shell(FOLLOW_THE_GUIDE), say("Deployed to production.")]) as server:
         write_deploy_eval(
@@ -49,6 +54,10 @@ def test_claude_code_and_codex_follow_the_examples_guide(
                 CODEX_API_KEY: "{{{{ secrets.FAKE_CODEX_KEY }}}}"
             """,
         )
+        if isolation == "bwrap":
+            path = tmp_path / "evals/deploy.eval.yaml"
+            isolated = "sandbox: {isolation: bwrap, network: model, template: "
+            path.write_text(path.read_text().replace("sandbox: {template: ", isolated))
         result = invoke(
             "eval", "evals", env={"FAKE_ANTHROPIC_KEY": ANTHROPIC_KEY, "FAKE_CODEX_KEY": CODEX_KEY}
         )
@@ -58,8 +67,13 @@ def test_claude_code_and_codex_follow_the_examples_guide(
         "deploy::claude-code": "passed",
         "deploy::codex": "passed",
     }
+    assert {test.properties["sandbox"]["isolation"] for test in suite.tests} == {isolation}  # type: ignore[index,call-overload]
     claude_run = suite.tests[0].executions[0].result
     codex_run = suite.tests[1].executions[0].result
+    if isolation == "bwrap":  # watched: only the name lookups the CLIs try on their own were refused
+        for run in (claude_run, codex_run):
+            assert run.network_refused is not None
+            assert [c for c in run.network_refused if c.port != 53] == [], run.network_refused
     assert claude_run.cost_usd is not None
     assert codex_run.cost_usd is None  # Codex reports no cost: unknown, never 0
     assert "cost estimated from token counts (the agent reports none) for 1 trial: deploy [codex]" in (
