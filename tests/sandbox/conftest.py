@@ -1,3 +1,4 @@
+import socket
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -58,3 +59,12 @@ def holder(monkeypatch: pytest.MonkeyPatch) -> Iterator[TrialScope]:
     scope = open_cgroup_scope()
     yield scope
     scope.close()
+
+
+@pytest.fixture
+def listening() -> Iterator[int]:
+    """A loopback port of the host that accepts connections: what an isolated agent must not reach."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        yield server.getsockname()[1]

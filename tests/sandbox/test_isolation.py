@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -83,14 +81,6 @@ def _attack(tmp_path: Path, isolation: str, port: int) -> dict[str, str]:
     alive = subprocess.run(["pgrep", "-f", f"sleep {SLEEP[isolation]}$"], capture_output=True, check=False)
     seen["escaped alive"] = str(alive.returncode == 0)
     return seen
-
-
-@pytest.fixture
-def listening() -> Iterator[int]:
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen(8)
-        yield server.getsockname()[1]
 
 
 def test_each_attack_works_without_isolation_and_fails_under_bwrap(tmp_path: Path, listening: int) -> None:

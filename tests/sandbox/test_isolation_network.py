@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,14 +18,6 @@ CONNECT = (
     'socket.create_connection(s.getsockname()).close()" && echo own > own.txt\n'
     "touch started"
 )
-
-
-@pytest.fixture
-def listening() -> Iterator[int]:
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen(8)
-        yield server.getsockname()[1]
 
 
 @pytest.mark.parametrize("isolation", ["none", "bwrap"])

@@ -6,11 +6,7 @@ of the host and writes outside its sandbox, once under a name that is a secret's
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tests.system import ensure
 
@@ -23,14 +19,6 @@ ATTACK = (
     "echo y > /tmp/scratch.txt\n"
     "touch started"
 )
-
-
-@pytest.fixture
-def listening() -> Iterator[int]:
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen(8)
-        yield server.getsockname()[1]
 
 
 def test_without_isolation_the_terminal_and_the_summary_say_none(tmp_path: Path) -> None:
