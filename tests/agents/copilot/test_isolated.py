@@ -82,4 +82,5 @@ def test_copilot_under_bwrap_with_network_none_fails_naming_its_provider(
     assert result.network_refused is not None and ("127.0.0.1", port) in [
         (c.host, c.port) for c in result.network_refused
     ]
-    assert "network: none refused the trial's connections to" in (result.error or ""), result.error
+    why = f"network: none refused the trial's connections to 127.0.0.1:{port}"
+    assert why in (result.error or ""), result.error
