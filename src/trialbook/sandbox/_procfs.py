@@ -283,6 +283,7 @@ _PENDING = 28
 _PF_EXITING = 0x4
 _PF_SIGNALED = 0x400
 _SIGKILL_BIT = 1 << (9 - 1)
+_SIGTERM_BIT = 1 << (15 - 1)
 
 
 def dying(pid: int) -> bool:
@@ -291,6 +292,10 @@ def dying(pid: int) -> bool:
     A process killed by a signal whose default action ends it (``SIGKILL``, or an unhandled ``SIGTERM``)
     has ``SIGKILL`` pending on its threads until it takes it, then the kernel's exiting flags set. Until
     its threads have all ended, it is still listed and not yet a zombie. ``False`` when it cannot be read.
+
+    Between a thread taking that ``SIGKILL`` and the flags being set there is a moment where the stat
+    line shows neither, long enough on a busy machine to be read; the signal sent to the process stays
+    queued for the whole process (``ShdPnd`` in ``status``) until it is gone, so that is read then.
     """
     fields = _stat_fields(pid)
     if fields is None or len(fields) <= _PENDING:
@@ -299,7 +304,27 @@ def dying(pid: int) -> bool:
         flags, pending = int(fields[_FLAGS]), int(fields[_PENDING])
     except ValueError:
         return False
-    return bool(flags & (_PF_EXITING | _PF_SIGNALED) or pending & _SIGKILL_BIT)
+    return bool(flags & (_PF_EXITING | _PF_SIGNALED) or pending & _SIGKILL_BIT) or _fatal_queued(pid)
+
+
+def _fatal_queued(pid: int) -> bool:
+    """Whether a signal that ends ``pid`` is queued for the whole process.
+
+    That is ``SIGKILL``, or a ``SIGTERM`` it neither handles, ignores nor blocks.
+    """
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except (OSError, ValueError):
+        return False
+    masks: dict[str, int] = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(":")
+        if name in ("ShdPnd", "SigBlk", "SigIgn", "SigCgt"):
+            with contextlib.suppress(ValueError):
+                masks[name] = int(value.strip(), 16)
+    shared = masks.get("ShdPnd", 0)
+    kept = masks.get("SigBlk", 0) | masks.get("SigIgn", 0) | masks.get("SigCgt", 0)
+    return bool(shared & _SIGKILL_BIT or (shared & _SIGTERM_BIT and not kept & _SIGTERM_BIT))
 
 
 def start_time(pid: int) -> str | None:
