@@ -123,13 +123,8 @@ def _known(name: str, ctx: Context) -> str:
 
 def read_agents(node: Node, ctx: Context) -> tuple[AgentSpec, ...] | None:
     """The agents of ``agents:``, or ``None`` when any is wrong (each problem recorded)."""
-    items = ctx.read.sequence(node, "agents", _AGENTS_EXAMPLE)
+    items = ctx.read.filled_sequence(node, "agents", _AGENTS_EXAMPLE, "name at least one agent")
     if items is None:
-        return None
-    if not items:
-        ctx.problems.add(
-            node.line, "agents", "the list is empty", f"name at least one agent, e.g. {_AGENTS_EXAMPLE}"
-        )
         return None
     agents = []
     for index, item in enumerate(items):

@@ -54,13 +54,8 @@ def _not_ran(node: Node, field: str, ctx: Context) -> Assertion | None:
 def _ran_in_order(node: Node, field: str, ctx: Context) -> Assertion | None:
     from ..assertions import ran_in_order
 
-    items = ctx.read.sequence(node, field, _EXAMPLES["ran_in_order"])
+    items = ctx.read.filled_sequence(node, field, _EXAMPLES["ran_in_order"], "list calls in order")
     if items is None:
-        return None
-    if not items:
-        ctx.problems.add(
-            node.line, field, "the list is empty", f"list calls in order, e.g. {_EXAMPLES['ran_in_order']}"
-        )
         return None
     patterns = [_pattern(item, join(field, i), ctx) for i, item in enumerate(items)]
     valid = [pattern for pattern in patterns if pattern is not None]

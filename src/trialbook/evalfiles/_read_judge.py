@@ -78,13 +78,8 @@ def _rubric_problem(path: Path) -> str | None:
 def _show(node: Node, field: str, ctx: Context) -> tuple[str, ...] | None:
     from ..assertions import SHOW_ITEMS
 
-    items = ctx.read.sequence(node, field, _SHOW_EXAMPLE)
+    items = ctx.read.filled_sequence(node, field, _SHOW_EXAMPLE, "name what the judges see")
     if items is None:
-        return None
-    if not items:
-        ctx.problems.add(
-            node.line, field, "the list is empty", f"name what the judges see, e.g. {_SHOW_EXAMPLE}"
-        )
         return None
     found: list[str | None] = []
     for index, item in enumerate(items):
@@ -143,13 +138,8 @@ def _provider(node: Node, field: str, ctx: Context) -> tuple[str, str | None, st
 def _judges(node: Node, field: str, ctx: Context) -> tuple[JudgeRef, ...] | None:
     from ..assertions import JudgeRef
 
-    items = ctx.read.sequence(node, field, _JUDGE_EXAMPLE)
+    items = ctx.read.filled_sequence(node, field, _JUDGE_EXAMPLE, "name at least one judge")
     if items is None:
-        return None
-    if not items:
-        ctx.problems.add(
-            node.line, field, "the list is empty", f"name at least one judge, e.g. {_JUDGE_EXAMPLE}"
-        )
         return None
     found: list[JudgeRef | None] = []
     for index, item in enumerate(items):

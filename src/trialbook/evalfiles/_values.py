@@ -114,6 +114,14 @@ class Reader:
             self.wrong(node, field, "a list", example)
         return items
 
+    def filled_sequence(self, node: Node, field: str, example: str, ask: str) -> list[Node] | None:
+        """A list's items, at least one: an empty list is a problem whose fix is ``ask``, e.g. ``example``."""
+        items = self.sequence(node, field, example)
+        if items is not None and not items:
+            self.problems.add(node.line, field, "the list is empty", f"{ask}, e.g. {example}")
+            return None
+        return items
+
     def only_keys(self, entries: dict[str, Node], prefix: str, known: Iterable[str]) -> None:
         """Record every key of ``entries`` that is not in ``known``."""
         known = tuple(known)
