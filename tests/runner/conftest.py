@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import subprocess
+import sys
 import tempfile
 import textwrap
 from collections.abc import Callable
@@ -41,3 +43,14 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(folder))
     return folder
+
+
+def refused_by_validate(root: Path) -> str:
+    """What ``trialbook validate evals`` in ``root`` printed as a user runs it: exit 2, no traceback."""
+    trialbook = str(Path(sys.executable).with_name("trialbook"))
+    done = subprocess.run(
+        [trialbook, "validate", "evals"], cwd=root, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    return done.stdout + done.stderr

@@ -22,7 +22,7 @@ import pytest
 
 from trialbook.testing import ChatServer, Reply, text
 
-from .conftest import write
+from .conftest import refused_by_validate, write
 
 MARKER = "EXPLAINED-THE-FAILURE"
 PASS = '{"verdict": "pass", "reason": "the reply explains the failure"}'
@@ -200,18 +200,7 @@ assert:
   - judge: {rubric: x, judges: []}
 """,
     )
-    trialbook = str(Path(sys.executable).with_name("trialbook"))
-    done = subprocess.run(
-        [trialbook, "validate", "evals"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 2
-    assert "Traceback" not in done.stderr
-    out = done.stdout + done.stderr
+    out = refused_by_validate(tmp_path)
     assert "bad.eval.yaml:4: assert[0].judge.show[0]: unknown item 'screenshot' (use one of" in out
     assert "bad.eval.yaml:5: assert[1].judge.rubric: the rubric is missing (write the rubric inline" in out
     assert "bad.eval.yaml:6: assert[2].judge.rubric_file: the rubric file missing.md does not exist" in out

@@ -23,7 +23,7 @@ import pytest
 
 from trialbook.testing import ChatServer, Reply, text
 
-from .conftest import write
+from .conftest import refused_by_validate, write
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs/schemas/run.schema.json").read_text())
 
@@ -41,18 +41,7 @@ assert:
       pairwise: true
 """,
     )
-    trialbook = str(Path(sys.executable).with_name("trialbook"))
-    done = subprocess.run(
-        [trialbook, "validate", "evals"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 2
-    assert "Traceback" not in done.stderr
-    out = done.stdout + done.stderr
+    out = refused_by_validate(tmp_path)
     assert (
         "alone.eval.yaml:7: assert[0].judge.pairwise: pairwise judging compares the arms of compare:" in out
     )
