@@ -105,12 +105,13 @@ def test_what_checks_of_trials_at_once_start_ends_with_each_and_is_counted(
     tmp_path: Path, marker: str, mechanism: str
 ) -> None:
     # The check waits until its escapee runs: one killed with the check's group before ``setsid``
-    # took it out is no stray, and would make the count a race.
+    # took it out is no stray, and would make the count a race. The pattern is anchored, not ``-x``:
+    # grep's own command line holds its pattern as a line of its own, and ``-x "$M"`` would find that.
     check = textwrap.dedent(
         f"""\
         M={marker}-check-$$
         setsid -f bash -c "exec -a $M sleep 300" >/dev/null 2>&1
-        until cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n' | grep -qx "$M"; do sleep 0.02; done
+        until cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n' | grep -q "^$M$"; do sleep 0.02; done
         """
     )
     evals = tmp_path / "evals"
