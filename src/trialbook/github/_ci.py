@@ -192,7 +192,7 @@ def _state_of(report: RunReport, options: RunOptions, plan: TriggerPlan, env: Ac
         eval_files=_eval_files(report, env.workspace),
         history_lines=report.history_lines
         if report.history_lines is not None
-        else pending_lines(report, options),
+        else pending_lines(report.results, report.masker, options),
         history_problems=list(report.history_problems),
         shard=f"{options.shard[0]}/{options.shard[1]}" if options.shard else None,
         run_attempt=env.run_attempt,

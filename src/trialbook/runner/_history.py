@@ -8,6 +8,7 @@ decisions less informed, and a failed append or push is kept on the report for t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, cast
 
@@ -24,6 +25,7 @@ from ._plan import PlanEntry
 from ._triggers import trigger_extra
 
 if TYPE_CHECKING:
+    from ..masking import Masker
     from ._run import RunReport
 
 __all__ = [
@@ -243,10 +245,10 @@ def sync(store: HistoryStore) -> str | None:
     return None
 
 
-def pending_lines(report: RunReport, options: RunOptions) -> list[HistoryLine]:
+def pending_lines(results: Sequence[EntryResult], masker: Masker, options: RunOptions) -> list[HistoryLine]:
     """The history lines this run records: one per eval × agent with a finished trial."""
     return history_lines(
-        report.results,
+        results,
         commit=options.environ.get("GITHUB_SHA") or head_commit(options.repo),
         ci_run=ci_run_url(options),
         context={
@@ -257,23 +259,25 @@ def pending_lines(report: RunReport, options: RunOptions) -> list[HistoryLine]:
             )
             if value
         },
-        mask=report.masker.text,
+        mask=masker.text,
     )
 
 
-def record(report: RunReport, store: HistoryStore, options: RunOptions) -> None:
-    """Append a line per finished eval × agent (and push when asked); failures go to ``report``."""
+def record(report: RunReport, store: HistoryStore, options: RunOptions) -> RunReport:
+    """Append a line per finished eval × agent (and push when asked); the report with what failed."""
     # The lines already written into the run folder's manifest, when there is one: the same run ids.
-    lines = report.history_lines if report.history_lines is not None else pending_lines(report, options)
+    lines = report.history_lines
+    if lines is None:
+        lines = tuple(pending_lines(report.results, report.masker, options))
+    error = None
     try:
         if lines:
-            store.append(lines)
+            store.append(list(lines))
         if options.push:
             store.sync()
     except HistoryError as exc:
-        report.history_error = str(exc)
-    finally:
-        report.history_problems = store.problems
+        error = str(exc)
+    return replace(report, history_error=error, history_problems=tuple(store.problems))
 
 
 def ci_run_url(options: RunOptions) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .._util.blocking import run_blocking
@@ -59,12 +59,16 @@ class SilentSink:
         """Ignore."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunReport:
-    """Everything a front end needs to report a run."""
+    """Everything a front end needs to report a run.
 
-    plan: list[PlanEntry]
-    results: list[EntryResult] = field(default_factory=list)
+    Frozen: each step of :func:`run` returns a new report with what it learnt (``dataclasses.replace``),
+    so a front end holding one reads what that step decided, never a value a later step is changing.
+    """
+
+    plan: tuple[PlanEntry, ...]
+    results: tuple[EntryResult, ...] = ()
     ledger: BudgetLedger = field(default_factory=lambda: BudgetLedger(None))
     suite: SuiteReport | None = None
     suite_path: Path | None = None
@@ -74,12 +78,12 @@ class RunReport:
     history_error: str | None = None
     durability_error: str | None = None
     """Why the finished run's folder may not be on disk: flushing it reported a write error."""
-    history_problems: list[str] = field(default_factory=list)
+    history_problems: tuple[str, ...] = ()
     base_lines: dict[str, HistoryLine] = field(default_factory=dict)
-    refusals: list[str] = field(default_factory=list)
+    refusals: tuple[str, ...] = ()
     """For a dry run: every reason the real run would refuse to start (it then exits 2)."""
     base_windows: dict[str, list[HistoryLine]] = field(default_factory=dict)
-    controls: list[PlanEntry] = field(default_factory=list)
+    controls: tuple[PlanEntry, ...] = ()
     """Negative controls to run (one noop trial per eval whose control history does not know)."""
     known_controls: dict[str, ControlOutcome] = field(default_factory=dict)
     """Negative-control outcomes history already holds for this run's keys, by eval id."""
@@ -91,12 +95,12 @@ class RunReport:
     run_folder: Path | None = None
     """The finished run's folder (``--results-dir``, or the kept run ``latest`` now names)."""
     manifest: JsonObject | None = None
-    history_lines: list[HistoryLine] | None = None
+    history_lines: tuple[HistoryLine, ...] | None = None
     """The lines this run records, decided once (they are in the manifest too)."""
     cancelled_by: int | None = None
     """The signal that cancelled the run (``signal.SIGINT``, ``signal.SIGTERM``), if one did."""
-    warnings: list[str] = field(default_factory=list)
-    noticed: list[str] = field(default_factory=list)
+    warnings: tuple[str, ...] = ()
+    noticed: tuple[str, ...] = ()
     """The ``warnings`` already sent to the run's ``notice`` before the first trial, so not to repeat."""
     nothing_to_rerun: str | None = None
     """``--last-failed`` found no failure in the latest run: why nothing ran (and no run was kept)."""
@@ -216,19 +220,17 @@ def run(
     )
     try:
         report = _plan(options, specs, pool, store, agent_names, notice, masker)
-        report.masker = masker
-        report.warnings = secrets.warnings
+        report = replace(report, warnings=tuple(secrets.warnings))
         runnable = [entry for entry in report.plan if entry.action == "run" and entry.rescore is None]
         assert options.rescore_run is None or not runnable  # re-scoring never starts an agent
         if options.dry_run:
-            _dry_run(report, options, runnable, pool, secrets.problems)
-            return report
+            return _dry_run(report, options, runnable, pool, secrets.problems)
         if report.nothing_to_rerun is not None:
             return report  # no run folder: `latest` keeps naming the run the user means
-        _before_trials(report, options, runnable, pool, notice or (lambda _: None))
-        _execute(report, options, pool, secret_values, sink or SilentSink(), started)
+        report = _before_trials(report, options, runnable, pool, notice or (lambda _: None))
+        report = _execute(report, options, pool, secret_values, sink or SilentSink(), started)
         if store is not None and options.record_history:
-            record(report, store, options)
+            report = record(report, store, options)
         return report
     finally:
         run_blocking(pool.aclose())
@@ -242,18 +244,17 @@ def _dry_run(
     runnable: list[PlanEntry],
     pool: AgentPool,
     secret_problems: list[str],
-) -> None:
-    """What the real run would refuse (``report.refusals``) and warn of, without starting anything."""
+) -> RunReport:
+    """What the real run would refuse (``refusals``) and warn of, without starting anything."""
     kind = "run" if options.results_dir is not None else "runs"
     owner = ownership_problem(options.owned_folder, options.owned_label, kind)
-    report.refusals = [*([owner] if owner else []), *_output_problems(options), *secret_problems]
-    report.refusals += refusals(options, runnable, pool)
-    report.warnings += unavailable_notes(options, runnable, pool)
-    note = local_note(options, runnable)
-    if note is not None:
-        report.warnings.append(note)
+    refused = [*([owner] if owner else []), *_output_problems(options), *secret_problems]
+    refused += refusals(options, runnable, pool)
     if report.over_budget and options.budget_strict:
-        report.refusals.append(f"{report.over_budget}; --budget-strict would start no trial")
+        refused.append(f"{report.over_budget}; --budget-strict would start no trial")
+    note = local_note(options, runnable)
+    warnings = [*report.warnings, *unavailable_notes(options, runnable, pool), *([note] if note else [])]
+    return replace(report, refusals=tuple(refused), warnings=tuple(warnings))
 
 
 def _before_trials(
@@ -262,7 +263,7 @@ def _before_trials(
     runnable: list[PlanEntry],
     pool: AgentPool,
     notice: Callable[[Notice], None],
-) -> None:
+) -> RunReport:
     """Refuse what must not run (a folder not ours, unwritable outputs, a strict budget); say the forecast.
 
     Then settle each runnable pair's isolation and check its agent can run, warning of what cannot.
@@ -279,17 +280,19 @@ def _before_trials(
         if report.over_budget:
             notice(Notice("warning", report.over_budget))
     if not runnable:
-        return
-    report.plan, isolation_notes = resolve_isolation(options, report.plan, pool)
-    runnable = [entry for entry in report.plan if entry.action == "run"]
-    for warning in [*isolation_notes, *refuse_or_check(options, runnable, pool)]:
-        report.warnings.append(warning)
-        report.noticed.append(warning)
+        return report
+    plan, isolation_notes = resolve_isolation(options, list(report.plan), pool)
+    runnable = [entry for entry in plan if entry.action == "run"]
+    said = (*isolation_notes, *refuse_or_check(options, runnable, pool))
+    for warning in said:
         notice(Notice("warning", warning))
     started = [e for e in runnable if e.rescore is None]  # re-checked trials start no agent
     ran = isolation_text([(e.spec.id, e.label, isolation_label(e.isolation, e.network)) for e in started])
     if ran is not None:
         notice(Notice("info", f"isolation: {ran}"))
+    return replace(
+        report, plan=tuple(plan), warnings=(*report.warnings, *said), noticed=(*report.noticed, *said)
+    )
 
 
 def _unusable_paths(options: RunOptions) -> list[str]:
@@ -346,29 +349,40 @@ def _plan(
         changed=changed,
         unchanged=unchanged,
     )
-    report = RunReport(plan=plan, dry_run=options.dry_run, history=store)
-    report.plan, report.rescored, report.rescored_run = rescores(plan, options, pool, masker or Masker())
-    plan = report.plan
+    masker = masker or Masker()
+    plan, rescored, rescored_run = rescores(plan, options, pool, masker)
     if notice is not None:
         for entry in plan:
             if entry.rescore is not None:
                 run_id = entry.rescore.run_id
                 what = f"{entry.key}: rescored from the recorded trials of run {run_id}, no agent started"
                 notice(Notice("info", what))
+    nothing_to_rerun = None
     if selection.only_keys is not None and not selection.only_keys:
         # only_reason reads "did not fail in the latest run (<id>)".
         latest = selection.only_reason.replace("did not fail", "no pair failed")
-        report.nothing_to_rerun = f"--last-failed: {latest}; nothing was run, and that run stays the latest"
+        nothing_to_rerun = f"--last-failed: {latest}; nothing was run, and that run stays the latest"
     runnable = [entry for entry in plan if entry.action == "run" and entry.rescore is None]
     recent = recent_lines(store, runnable) if store is not None else {}
-    report.forecast = forecast(runnable, recent, concurrency=options.concurrency)
-    report.controls, report.known_controls = plan_controls(plan, pool, store, force=options.force)
-    report.over_budget = _over_budget(report.forecast, options.budget_usd)
-    if store is not None and not options.dry_run:
-        # Read before this run appends: the comparison is with what came before it.
-        report.base_windows = base_history(store, runnable)
-        report.base_lines = {key: lines[-1] for key, lines in report.base_windows.items()}
-    return report
+    expected = forecast(runnable, recent, concurrency=options.concurrency)
+    controls, known_controls = plan_controls(plan, pool, store, force=options.force)
+    # Read before this run appends: the comparison is with what came before it.
+    windows = base_history(store, runnable) if store is not None and not options.dry_run else {}
+    return RunReport(
+        plan=tuple(plan),
+        masker=masker,
+        dry_run=options.dry_run,
+        history=store,
+        base_lines={key: lines[-1] for key, lines in windows.items()},
+        base_windows=windows,
+        controls=tuple(controls),
+        known_controls=known_controls,
+        forecast=expected,
+        over_budget=_over_budget(expected, options.budget_usd),
+        nothing_to_rerun=nothing_to_rerun,
+        rescored=rescored,
+        rescored_run=rescored_run,
+    )
 
 
 def _over_budget(expected: Forecast, budget_usd: float | None) -> str | None:
@@ -388,19 +402,23 @@ def _execute(
     secret_values: dict[str, str],
     sink: ProgressSink,
     started: float,
-) -> None:
-    report.run_id = new_run_id(started)
+) -> RunReport:
+    run_id = new_run_id(started)
     staged: StagedFolder | None = None
     try:
-        staged = begin_run(options, report.run_id)
-        _run_and_write(report, options, pool, secret_values, sink, started, staged.staging)
-        report.run_folder, problem = finish_run(options, staged)
-        report.suite_path = report.run_folder / "suite.json"
+        staged = begin_run(options, run_id)
+        report = replace(report, run_id=run_id)
+        report = _run_and_write(report, options, pool, secret_values, sink, started, staged.staging)
+        folder, problem = finish_run(options, staged)
+        durability = None
         if problem is not None:
-            report.durability_error = (
-                f"the disk reported an error while flushing {report.run_folder} ({problem}): its files "
+            durability = (
+                f"the disk reported an error while flushing {folder} ({problem}): its files "
                 "read back whole now but may not survive a crash or power loss; copy them elsewhere"
             )
+        return replace(
+            report, run_folder=folder, suite_path=folder / "suite.json", durability_error=durability
+        )
     except OSError as exc:
         where = staged.staging if staged is not None and staged.staging.exists() else options.owned_folder
         raise RunAbortedError(
@@ -416,7 +434,51 @@ def _run_and_write(
     sink: ProgressSink,
     started: float,
     results_dir: Path,
-) -> None:
+) -> RunReport:
+    """Run the plan's trials (:func:`_run_trials`), then write ``suite.json`` and the manifest."""
+    report = _run_trials(report, options, pool, secret_values, sink, results_dir)
+    finished = time.time()
+    commit = options.environ.get("GITHUB_SHA") or head_commit(options.repo)
+    suite = build_suite(
+        report.plan,
+        report.results,
+        started_at=started,
+        finished_at=finished,
+        git_commit=commit,
+        ci_run_url=ci_run_url(options),
+    )
+    # Built from trials masked as they finished: masking the document again could only touch trialbook's
+    # own vocabulary (a secret "pass" would turn the outcome "passed" into "***ed").
+    publish_json(results_dir / "suite.json", suite_to_json(suite))
+    assert report.run_id is not None
+    lines = tuple(pending_lines(report.results, report.masker, options))
+    manifest = build_manifest(
+        report.plan,
+        report.results,
+        options,
+        run_id=report.run_id,
+        started_at=started,
+        finished_at=finished,
+        git_commit=commit,
+        history_lines=[line.to_json() for line in lines],
+        base_lines=report.base_lines,
+    )
+    if report.rescored_run is not None:
+        manifest["rescored_from"] = report.rescored_run
+    write_json(results_dir / MANIFEST, manifest, report.masker)
+    masked = report.masker.json(manifest)
+    return replace(report, suite=suite, history_lines=lines, manifest=masked)  # type: ignore[arg-type]
+
+
+def _run_trials(
+    report: RunReport,
+    options: RunOptions,
+    pool: AgentPool,
+    secret_values: dict[str, str],
+    sink: ProgressSink,
+    results_dir: Path,
+) -> RunReport:
+    """The report with every pair's result: trials run, re-scored ones written, compared pairs judged."""
     cancel = current_cancellation()
     rescored = {
         key: write_rescored(found, results_dir, report.masker) for key, found in report.rescored.items()
@@ -432,57 +494,33 @@ def _run_and_write(
         cancel=cancel,
     )
     fresh = [entry for entry in report.plan if entry.rescore is None]
+    problems = list(report.warnings)  # sandboxes the run could not remove are added as it goes
     ran = run_blocking(
         run_plan(
-            fresh, settings, budget_usd=options.budget_usd, controls=report.controls, problems=report.warnings
+            fresh, settings, budget_usd=options.budget_usd, controls=list(report.controls), problems=problems
         )
     )
-    report.ledger, checks = ran.ledger, ran.controls
+    ledger = ran.ledger
     for found in rescored.values():
         if found.outcomes and uses_judges(found.entry.spec.assertions):
             # Re-scored pairs start no agent, but judges asked anew cost money now: it counts too.
-            report.ledger.record(f"{found.entry.key} judges", found.judge_cost_usd, judges=True)
+            ledger.record(f"{found.entry.key} judges", found.judge_cost_usd, judges=True)
     by_key = {result.entry.key: result for result in ran.results} | rescored
-    report.results = [by_key[entry.key] for entry in report.plan if entry.key in by_key]
+    results = [by_key[entry.key] for entry in report.plan if entry.key in by_key]
     if cancel is None or not cancel.requested:  # a stopped run asks no more judges
         # After every trial: both arms of each compared pair have finished, so their judges can compare them.
         judge_pairs(
-            report.plan, report.results, masker=report.masker, secret_values=secret_values,
-            environ=options.environ, ledger=report.ledger, results_dir=results_dir,
+            report.plan, results, masker=report.masker, secret_values=secret_values,
+            environ=options.environ, ledger=ledger, results_dir=results_dir,
         )  # fmt: skip
-    finished = time.time()
-    commit = options.environ.get("GITHUB_SHA") or head_commit(options.repo)
-    if cancel is not None:
-        report.cancelled_by = cancel.signum
-    apply_controls(report.results, checks, report.known_controls)
-    report.suite = build_suite(
-        report.plan,
-        report.results,
-        started_at=started,
-        finished_at=finished,
-        git_commit=commit,
-        ci_run_url=ci_run_url(options),
+    apply_controls(results, ran.controls, report.known_controls)
+    return replace(
+        report,
+        results=tuple(results),
+        ledger=ledger,
+        cancelled_by=cancel.signum if cancel is not None else None,
+        warnings=tuple(problems),
     )
-    # Built from trials masked as they finished: masking the document again could only touch trialbook's
-    # own vocabulary (a secret "pass" would turn the outcome "passed" into "***ed").
-    publish_json(results_dir / "suite.json", suite_to_json(report.suite))
-    assert report.run_id is not None
-    report.history_lines = pending_lines(report, options)
-    manifest = build_manifest(
-        report.plan,
-        report.results,
-        options,
-        run_id=report.run_id,
-        started_at=started,
-        finished_at=finished,
-        git_commit=commit,
-        history_lines=[line.to_json() for line in report.history_lines],
-        base_lines=report.base_lines,
-    )
-    if report.rescored_run is not None:
-        manifest["rescored_from"] = report.rescored_run
-    report.manifest = report.masker.json(manifest)  # type: ignore[assignment]
-    write_json(results_dir / MANIFEST, manifest, report.masker)
 
 
 def rescores(
