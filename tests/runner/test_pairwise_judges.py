@@ -116,7 +116,7 @@ assert:
     )
 
 
-def _run(root: Path) -> subprocess.CompletedProcess[str]:
+def _run(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
         "JUDGE_KEY": "sk-judge-key-0123456789",
@@ -126,7 +126,7 @@ def _run(root: Path) -> subprocess.CompletedProcess[str]:
     env.pop("CI", None)
     trialbook = str(Path(sys.executable).with_name("trialbook"))
     command = [trialbook, "eval", "evals", "--unsafe-local", "--results-dir", "results"]
-    command += ["--summary", "summary.md"]
+    command += ["--summary", "summary.md", *extra]
     return subprocess.run(
         command, cwd=root, env=env, capture_output=True, text=True, timeout=600, check=False
     )
@@ -213,3 +213,37 @@ def test_turning_pairwise_on_rescores_the_recorded_trials_and_compares_them(
     jsonschema.validate(manifest, SCHEMA, cls=jsonschema.Draft202012Validator)
     (found,) = manifest["comparisons"]
     assert (found["pairwise"]["with_preferred"], found["pairwise"]["without_preferred"]) == (2, 0)
+
+
+def _dear_pairwise(body: dict[str, Any]) -> Reply:
+    """Grades a trial alone for nothing; a pairwise request reports 10M prompt tokens ($12.50 at gpt-5)."""
+    if _responses(body) is None:
+        return Reply(content=PASS, prompt_tokens=0, completion_tokens=0)
+    return Reply(content=_follows(body).content, prompt_tokens=10_000_000, completion_tokens=0)
+
+
+def test_once_the_budget_is_spent_the_pairs_left_are_not_compared(tmp_path: Path) -> None:
+    with ChatServer(_dear_pairwise) as server:
+        for name in ("first", "second"):
+            _eval(tmp_path, name, server)
+        # The agents' cost is unknown and the trials' own judges cost nothing: every trial runs. The
+        # first pair's comparison spends the budget, so the second pair is never shown to a judge.
+        done = _run(tmp_path, "--budget-usd", "1")
+        pairwise_requests = [body for body in server.requests if _responses(body) is not None]
+    assert done.returncode == 0, done.stdout + done.stderr
+    manifest = json.loads((tmp_path / "results/manifest.json").read_text())
+    jsonschema.validate(manifest, SCHEMA, cls=jsonschema.Draft202012Validator)
+    pairwise = {found["id"]: found["pairwise"] for found in manifest["comparisons"]}
+    (compared,) = [name for name, found in pairwise.items() if found is not None]
+    (left,) = [name for name, found in pairwise.items() if found is None]  # unknown, not zero
+    assert pairwise[compared]["judge_calls"] == 4 and pairwise[compared]["with_preferred"] == 2
+    assert pairwise[compared]["judge_cost_usd"] > 1
+    # The compared pair's two orders reached the server; its second trial's identical material was
+    # answered from the judge cache (and counted as calls). The pair left asked nothing, not even the cache.
+    assert len(pairwise_requests) == 2
+    assert not (tmp_path / f"results/evals/{left}/fake/pairwise.json").exists()
+    assert (tmp_path / f"results/evals/{compared}/fake/pairwise.json").is_file()
+    suite = json.loads((tmp_path / "results/suite.json").read_text())
+    tests = {test["id"]: test["properties"] for test in suite["tests"]}
+    assert tests[f"{left}::fake"]["comparison"]["pairwise"] is None
+    assert tests[f"{left}::fake"]["judge_calls"] == 2  # its trials' own checks, made with budget left
