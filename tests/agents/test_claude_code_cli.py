@@ -126,6 +126,7 @@ async def test_the_cost_cap_stops_the_session_with_real_token_counts(claude: Pat
     with ModelServer([shell("echo hi > out.txt", input_tokens=5000), say("done")]) as server:
         trial = make_trial(tmp_path, env=_env(server), max_cost_usd=0.001)
         result = await _agent(claude).run(trial.task)
+        turns = [r for r in server.requests if isinstance(r.body, dict) and "messages" in r.body]
     assert not result.success
     assert result.error is not None
     assert result.error.startswith("error_max_budget_usd")
@@ -133,9 +134,12 @@ async def test_the_cost_cap_stops_the_session_with_real_token_counts(claude: Pat
     assert result.total_input_tokens == 5000
     assert result.cost_usd is not None
     assert result.cost_usd > 0.001
+    # The cap ends the session before the model is asked again. Whether Claude Code had already started
+    # the requested ``echo`` when it checked the cap is a race inside the CLI (a loaded CI run once found
+    # out.txt written): not asserted either way.
+    assert len(turns) == 1
     (call,) = result.all_tool_calls
-    assert call.completion_received is False  # requested, never run
-    assert not (trial.task.workdir / "out.txt").exists()
+    assert call.completion_received is False  # requested; no result came back before the session ended
 
 
 @pytest.mark.asyncio
