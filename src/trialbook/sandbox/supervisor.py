@@ -157,16 +157,11 @@ class TrialScope:
         if self._closed:
             return 0
         self._closed = True
-        before = self.killed
         try:
-            members = set[int]()
-            if self.group is not None:
-                self.credit(CgroupRoot.kill(self.group, remove=False, members=members))
-            self._owner.sweep(self, members)
+            return self.sweep()
         finally:
             # Always: a scope left open would keep trialbook a subreaper for the rest of its life.
             self._owner.release(self)
-        return self.killed - before
 
 
 class Supervisor:
