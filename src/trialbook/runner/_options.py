@@ -54,7 +54,6 @@ class RunOptions:
     """Refuse the run when an agent cannot run here, instead of ending its pairs as errors."""
     isolation: str | None = None
     """``--isolation``: overrides every eval's ``sandbox.isolation`` (one of ``sandbox.ISOLATIONS``)."""
-    """Refuse the run when an agent cannot run here, instead of ending its pairs as errors."""
     keep_sandboxes: bool = False
     rescore_from: tuple[Path, ...] = ()
     """More run or results folders (downloaded artifacts, say) whose recorded trials the cache may
