@@ -15,7 +15,7 @@ from trialbook.evidence import (
     TestReport,
 )
 from trialbook.github._state import _row, _row_json
-from trialbook.report.isolation import isolation_text
+from trialbook.report.isolation import isolation_text, sandbox_label
 from trialbook.report.markdown import render_pr_comment, render_summary
 from trialbook.report.suite_view import review_from_suite
 
@@ -105,3 +105,16 @@ def test_trials_with_notes_are_bounded_too() -> None:
     summary = render_summary(review_from_suite(_suite(_test("a::s", {"isolation": "bwrap"}, *noisy))).rows)
     listed = [line for line in summary.splitlines() if line.startswith("  - ")]
     assert len(listed) == 6 and listed[-1] == "  - … 3 more trials"
+
+
+def test_trials_re_checked_from_an_earlier_run_claim_no_isolation_of_this_one() -> None:
+    sandbox: JsonValue = {"copy": "copy", "isolation": "bwrap", "network": "none"}
+    assert sandbox_label({"sandbox": sandbox}) == "bwrap (network: none)"
+    # Re-checked trials ran in the earlier run, under whatever isolation it had: not known here.
+    assert sandbox_label({"sandbox": sandbox, "rescored_from": "20261205T101010Z-ab12cd"}) is None
+    assert sandbox_label({"sandbox": "bwrap"}) is None and sandbox_label({}) is None
+    ran = _test("ran::s", sandbox, _result())
+    props = {**ran.properties, "rescored_from": "20261205T101010Z-ab12cd"}
+    rechecked = TestReport(id="rechecked::s", outcome="passed", properties=props, executions=ran.executions)
+    rows = {row.eval_id: row.isolation for row in review_from_suite(_suite(ran, rechecked)).rows}
+    assert rows == {"ran": "bwrap (network: none)", "rechecked": None}

@@ -7,7 +7,7 @@ what the evidence records: ``properties.sandbox`` of each eval × agent, ``netwo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..evidence import AgentResult, JsonValue, OutsideWrite, RefusedConnection
 
@@ -33,9 +33,16 @@ def isolation_label(isolation: str, network: str | None) -> str:
     return f"{isolation} (network: {network})"
 
 
-def sandbox_label(sandbox: JsonValue) -> str | None:
-    """A test's ``properties.sandbox`` as :func:`isolation_label` words it; ``None`` where it is not known."""
-    if not isinstance(sandbox, dict) or not isinstance(isolation := sandbox.get("isolation"), str):
+def sandbox_label(props: Mapping[str, JsonValue]) -> str | None:
+    """Which isolation a test's trials ran under (its ``properties``), as :func:`isolation_label` says it.
+
+    ``None`` where it is not known: no ``sandbox`` recorded, or trials re-checked from an earlier run
+    (``rescored_from``), which ran under whatever isolation that run had.
+    """
+    sandbox = props.get("sandbox")
+    if "rescored_from" in props or not isinstance(sandbox, dict):
+        return None
+    if not isinstance(isolation := sandbox.get("isolation"), str):
         return None
     network = sandbox.get("network")
     return isolation_label(isolation, network if isinstance(network, str) else None)

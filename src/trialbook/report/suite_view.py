@@ -102,7 +102,7 @@ def review_from_suite(suite: SuiteReport) -> Review:
                 note=_note(props),
                 judged="judge_cost_usd" in props,
                 judge_cost_usd=_float(props.get("judge_cost_usd")),
-                isolation=None if "rescored_from" in props else sandbox_label(props.get("sandbox")),
+                isolation=sandbox_label(props),
                 outside=outside_lines([(e.trial or i, e.result) for i, e in enumerate(test.executions, 1)]),
             )
         )

@@ -134,8 +134,7 @@ def _row(test: TestReport) -> dict[str, Any]:
         "judge_cost_usd": _number(props.get("judge_cost_usd")),
         "duration_s": test.duration_s,
         "failures": list(test.assertion_errors),
-        # Re-checked trials ran in an earlier run, under whatever isolation that run had.
-        "isolation": None if "rescored_from" in props else sandbox_label(props.get("sandbox")),
+        "isolation": sandbox_label(props),
         "trial_keys": [trial_key(test.id, _trial_number(e, i)) for i, e in enumerate(test.executions, 1)],
         "trial_passed": [e.passed for e in test.executions],
     }
