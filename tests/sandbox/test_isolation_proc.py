@@ -6,42 +6,27 @@ can fail; under ``bwrap`` it sees only the trial's processes, numbered from 1.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 from tests.system import ensure
 
-TRIALBOOK = Path(sys.executable).parent / "trialbook"
+from .isolated import run_isolated
 
 LOOK = """
-prompt_text: look around
-agents:
-  - name: looker
-    script: |
-      ls /proc | grep -E '^[0-9]+$' | sort -n > pids.txt
-      test -d /proc/{pid} && echo seen > host.txt || echo hidden > host.txt
-negative_control: false
-assert:
-  - file_exists: host.txt
+ls /proc | grep -E '^[0-9]+$' | sort -n > pids.txt
+test -d /proc/{pid} && echo seen > host.txt || echo hidden > host.txt
 """
 
 
 def _look(project: Path, isolation: str) -> tuple[str, list[int]]:
-    (project / "evals").mkdir(parents=True)
-    (project / "evals/look.eval.yaml").write_text(textwrap.dedent(LOOK).format(pid=os.getpid()))
-    done = subprocess.run(
-        [str(TRIALBOOK), "eval", "evals", "--isolation", isolation, "--keep-sandboxes"],
-        cwd=project, env={**os.environ, "CI": "true"}, capture_output=True, text=True, timeout=300,
-        check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
-    (test,) = json.loads((project / ".trialbook/runs/latest/suite.json").read_text())["tests"]
-    assert test["properties"]["sandbox"]["isolation"] == isolation
-    sandbox = Path(test["executions"][0]["result"]["working_directory"])
+    script = LOOK.format(pid=os.getpid())
+    run = run_isolated(
+        project, script, isolation, checks="[file_exists: host.txt]", args=["--keep-sandboxes"]
+    )
+    assert run.done.returncode == 0, run.done.stdout + run.done.stderr
+    assert run.test["properties"]["sandbox"]["isolation"] == isolation
+    sandbox = Path(run.test["executions"][0]["result"]["working_directory"])
     pids = [int(line) for line in (sandbox / "pids.txt").read_text().split()]
     return (sandbox / "host.txt").read_text().strip(), pids
 
