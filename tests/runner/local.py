@@ -5,21 +5,25 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from trialbook.runner import RunOptions, RunReport, TrialOutcome, run
 
 
-def run_outcomes(path: Path, results_dir: Path, concurrency: int) -> list[TrialOutcome]:
-    """Every trial's outcome of one run of ``path``, with this machine's ``PATH`` and nothing else."""
-    report = run(
-        RunOptions(
-            paths=(path,),
-            concurrency=concurrency,
-            unsafe_local=True,
-            results_dir=results_dir,
-            environ={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-        )
+def run_local(path: Path, results_dir: Path, **options: Any) -> RunReport:
+    """One local run of ``path`` into ``results_dir``, with this machine's ``PATH`` and nothing else.
+
+    ``options``: more fields of :class:`RunOptions` (``concurrency``, ``isolation``).
+    """
+    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    return run(
+        RunOptions(paths=(path,), unsafe_local=True, results_dir=results_dir, environ=environ, **options)
     )
+
+
+def run_outcomes(path: Path, results_dir: Path, concurrency: int) -> list[TrialOutcome]:
+    """Every trial's outcome of one run of ``path`` (see :func:`run_local`)."""
+    report = run_local(path, results_dir, concurrency=concurrency)
     return [outcome for result in report.results for outcome in result.outcomes]
 
 

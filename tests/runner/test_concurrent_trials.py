@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.local import run_outcomes
+from tests.runner.local import run_local, run_outcomes
 from trialbook.runner import RunOptions, run
 
 # Each trial leaves files in every folder it owns, records which sandbox it ran in, and fails if it can
@@ -86,16 +86,7 @@ def test_at_concurrency_2_a_trial_starts_only_against_what_the_finished_ones_spe
         "prompt_text: work\nagents: [{name: s, script: 'sleep 0.2; touch done', cost_usd: 0.5}]\n"
         "trials: 12\nassert:\n  - file_exists: done\n"
     )
-    report = run(
-        RunOptions(
-            paths=(path,),
-            concurrency=2,
-            budget_usd=1.2,
-            unsafe_local=True,
-            results_dir=tmp_path / "results",
-            environ={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-        )
-    )
+    report = run_local(path, tmp_path / "results", concurrency=2, budget_usd=1.2)
     (result,) = report.results
     assert len(result.outcomes) == 4
     assert result.unstarted == 8

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.runner.local import run_local
 from trialbook._util import fsutil
 from trialbook.evidence import EvidenceWriteError, load_suite, publish_json
-from trialbook.runner import RunOptions, run
 
 EVAL = (
     "prompt_text: write ok\n"
@@ -51,14 +51,7 @@ def _run(tmp_path: Path, trials: int, monkeypatch: pytest.MonkeyPatch) -> tuple[
     eval_file = root / "evals" / "ok.eval.yaml"
     eval_file.parent.mkdir(parents=True)
     eval_file.write_text(EVAL.format(n=trials))
-    report = run(
-        RunOptions(
-            paths=(eval_file,),
-            unsafe_local=True,
-            results_dir=root / "results",
-            environ={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-        )
-    )
+    report = run_local(eval_file, root / "results")
     assert report.suite_path is not None
     monkeypatch.undo()
     return fsyncs, synced, report.suite_path

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
-from tests.runner.local import write_script_eval
+from tests.runner.local import run_local, write_script_eval
 from trialbook.errors import RefusedRunError
 from trialbook.evidence import OutsideWrite, RefusedConnection
-from trialbook.runner import RunOptions, RunReport, run
+from trialbook.runner import RunReport
 from trialbook.sandbox import ISOLATION_BACKENDS
 from trialbook.sandbox._covers import ShimCover
 
@@ -57,14 +56,7 @@ def _run(tmp_path: Path, isolation: str) -> RunReport:
         trials=1,
         checks="  - file_contains: {path: foo.txt, pattern: '1'}\n",
     )
-    options = RunOptions(
-        paths=(path,),
-        isolation=isolation,
-        unsafe_local=True,
-        results_dir=tmp_path / "results",
-        environ={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-    )
-    return run(options)
+    return run_local(path, tmp_path / "results", isolation=isolation)
 
 
 def test_a_registered_backend_runs_the_trials_and_its_record_is_the_evidence(
