@@ -1,4 +1,8 @@
+import os
+import sys
 from pathlib import Path
+
+import pytest
 
 from trialbook.agents import AgentSpec
 from trialbook.evalfiles import define_eval
@@ -167,3 +171,28 @@ def test_define_eval_records_its_arguments_and_call_site() -> None:
     assert dict(definition.fields) == {"prompt_text": "hi", "agents": ["literal"], "assert": []}
     assert definition.file == Path(__file__)
     assert definition.line > 1
+
+
+EDITED = """
+from trialbook.evalfiles import define_eval
+
+EVAL = define_eval(prompt_text="{word}", agents=["literal"])
+"""
+
+
+def test_an_edited_python_eval_file_is_read_anew_and_leaves_no_bytecode_beside_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As on a machine that writes bytecode (PYTHONDONTWRITEBYTECODE unset). An edit of the same size
+    # and modification time (within the second, as an optimisation loop or a script makes it) is what
+    # a bytecode cache cannot tell from the old file: it must still be what runs.
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = write(project, "evals/edited.eval.py", EDITED.format(word="first"))
+    (spec,) = load("evals")
+    assert spec.prompt_template == "first"
+    stamp = path.stat().st_mtime_ns
+    write(project, "evals/edited.eval.py", EDITED.format(word="later"))
+    os.utime(path, ns=(stamp, stamp))
+    (spec,) = load("evals")
+    assert spec.prompt_template == "later"
+    assert list(project.rglob("__pycache__")) == []  # nothing written into the user's evals folder

@@ -104,18 +104,24 @@ def resolve_check(reference: str, folders: Sequence[Path]) -> Callable[..., obje
 def import_eval_file(path: Path, folders: Sequence[Path]) -> ModuleType:
     """Run a ``*.eval.py`` file as a fresh module with a name unique to its path.
 
+    Compiled from its source every time, never through a bytecode cache: a cache trusts the file's size
+    and modification second, so an edit made within the same second (a script or an optimisation loop
+    rewriting a description) could run the old code, and it would write ``__pycache__`` into the
+    user's evals folder.
+
     Raises:
         EvalImportError: the file does not compile or raises while running, with the line in that file.
     """
     name = EVAL_MODULE_PREFIX + hashlib.sha256(str(path).encode()).hexdigest()[:16]
     spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
+    if spec is None:
         raise EvalImportError(1, "cannot be imported as a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
+        code = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
         with _on_sys_path(folders):
-            spec.loader.exec_module(module)
+            exec(code, module.__dict__)  # the user's own eval file, as importing it would run it
     except SyntaxError as exc:
         del sys.modules[name]
         raise EvalImportError(exc.lineno or 1, f"SyntaxError: {exc.msg}") from exc
