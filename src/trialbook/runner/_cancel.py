@@ -79,9 +79,22 @@ class Cancellation:
 
 
 def _say(message: str) -> None:
-    with contextlib.suppress(OSError, ValueError):
-        sys.stderr.write(message + "\n")
-        sys.stderr.flush()
+    """Write ``message`` to stderr's file descriptor, past the stream's buffer.
+
+    A signal handler may run inside a write that a full pipe interrupted, with ``sys.stderr``'s buffer
+    still locked: writing through it then fails ("reentrant call"). Where stderr has no descriptor (a
+    test's captured stream), it is written the usual way.
+    """
+    data = (message + "\n").encode(errors="replace")
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError, RuntimeError):
+            sys.stderr.write(message + "\n")
+        return
+    with contextlib.suppress(OSError):
+        while data:
+            data = data[os.write(fd, data) :]
 
 
 _current: Cancellation | None = None
